@@ -1,0 +1,176 @@
+/**
+ * Configuration: the only module that reads the environment. Every variable of the
+ * operating contract (section 2) is parsed and validated once; a bad value throws a
+ * ConfigError whose message is one line naming the variable.
+ */
+import path from 'node:path';
+
+export type DatabaseTarget =
+  | { kind: 'sqlite'; file: string }
+  | { kind: 'postgres'; url: string };
+
+export interface Config {
+  port: number;
+  host: string;
+  database: DatabaseTarget;
+  redisUrl: string | null;
+  smtpUrl: string | null;
+  mailFrom: string;
+  publicUrl: string;
+  shareUrl: string;
+  portalUrl: string;
+  bootstrapFile: string | null;
+  demoToken: string;
+  demoPublicId: string;
+  ipRatePerSec: number;
+  trustProxy: boolean;
+  /** From INVOICING_SECRET; when null the service generates one and keeps it in the database. */
+  secret: string | null;
+  logLevel: string;
+  /** Directory for the embedded default's files (SQLite database, .eml outbox). */
+  dataDir: string;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name];
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function parseInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
+  return value;
+}
+
+function parseBoolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const lower = raw.toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(lower)) return true;
+  if (['false', '0', 'no', 'off'].includes(lower)) return false;
+  throw new ConfigError(name, `must be true or false (got "${raw}")`);
+}
+
+/** An absolute http(s) base URL without a trailing slash, query or fragment. */
+function parseBaseUrl(name: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be an absolute http(s) URL (got "${raw}")`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(name, `must be an absolute http(s) URL (got "${raw}")`);
+  }
+  if (url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(name, `must not carry credentials, a query or a fragment (got "${raw}")`);
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
+function parseDatabase(env: Env, cwd: string): DatabaseTarget {
+  const raw = read(env, 'DATABASE_URL') ?? 'sqlite:./data/invoicing.sqlite';
+  if (raw.startsWith('sqlite:')) {
+    const file = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (file === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/invoicing.sqlite');
+    return { kind: 'sqlite', file: file === ':memory:' ? file : path.resolve(cwd, file) };
+  }
+  if (raw.startsWith('postgres://') || raw.startsWith('postgresql://')) {
+    try {
+      new URL(raw);
+    } catch {
+      throw new ConfigError('DATABASE_URL', 'is not a valid postgres:// URL');
+    }
+    return { kind: 'postgres', url: raw };
+  }
+  throw new ConfigError('DATABASE_URL', 'must start with sqlite: or postgres://');
+}
+
+function parseUrlWithScheme(env: Env, name: string, schemes: string[]): string | null {
+  const raw = read(env, name);
+  if (raw === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be a URL starting with ${schemes.join(' or ')}`);
+  }
+  if (!schemes.includes(url.protocol.replace(/:$/, ''))) {
+    throw new ConfigError(name, `must be a URL starting with ${schemes.join(' or ')}`);
+  }
+  if (!url.hostname) throw new ConfigError(name, 'must name a host');
+  return raw;
+}
+
+const EMAIL = /^[^\s@<>()",;]+@[^\s@<>()",;]+$/;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
+  const port = parseInteger(env, 'PORT', 8080, 0, 65535);
+  const host = read(env, 'HOST') ?? '127.0.0.1';
+  const database = parseDatabase(env, cwd);
+  const redisUrl = parseUrlWithScheme(env, 'REDIS_URL', ['redis', 'rediss']);
+  const smtpUrl = parseUrlWithScheme(env, 'SMTP_URL', ['smtp', 'smtps']);
+  const mailFrom = read(env, 'INVOICING_MAIL_FROM') ?? 'invoices@localhost';
+  if (!EMAIL.test(mailFrom)) throw new ConfigError('INVOICING_MAIL_FROM', `must be an e-mail address (got "${mailFrom}")`);
+
+  const publicRaw = read(env, 'INVOICING_PUBLIC_URL');
+  const publicUrl = publicRaw ? parseBaseUrl('INVOICING_PUBLIC_URL', publicRaw) : `http://localhost:${port}`;
+  const shareRaw = read(env, 'INVOICING_SHARE_URL');
+  const shareUrl = shareRaw ? parseBaseUrl('INVOICING_SHARE_URL', shareRaw) : `${publicUrl}/s`;
+  const portalRaw = read(env, 'INVOICING_PORTAL_URL');
+  const portalUrl = portalRaw ? parseBaseUrl('INVOICING_PORTAL_URL', portalRaw) : `${publicUrl}/portal`;
+
+  const bootstrapRaw = read(env, 'INVOICING_BOOTSTRAP_FILE');
+  const demoToken = read(env, 'INVOICING_DEMO_TOKEN') ?? 'demo-token';
+  const demoPublicId = read(env, 'INVOICING_DEMO_PUBLIC_ID') ?? 'demo-invoice';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(demoPublicId)) {
+    throw new ConfigError('INVOICING_DEMO_PUBLIC_ID', 'must be 1-64 characters of A-Z, a-z, 0-9, _ and -');
+  }
+  const ipRatePerSec = parseInteger(env, 'INVOICING_IP_RATE_PER_SEC', 10, 1, 1_000_000);
+  const trustProxy = parseBoolean(env, 'INVOICING_TRUST_PROXY', false);
+  const secret = read(env, 'INVOICING_SECRET') ?? null;
+  if (secret !== null && secret.length < 32) {
+    throw new ConfigError('INVOICING_SECRET', 'must be at least 32 characters long');
+  }
+  const logLevel = read(env, 'LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  const dataDir = path.resolve(cwd, read(env, 'INVOICING_DATA_DIR') ?? './data');
+
+  return {
+    port,
+    host,
+    database,
+    redisUrl,
+    smtpUrl,
+    mailFrom,
+    publicUrl,
+    shareUrl,
+    portalUrl,
+    bootstrapFile: bootstrapRaw ? path.resolve(cwd, bootstrapRaw) : null,
+    demoToken,
+    demoPublicId,
+    ipRatePerSec,
+    trustProxy,
+    secret,
+    logLevel,
+    dataDir,
+  };
+}

@@ -1,0 +1,24 @@
+/**
+ * The one migrator, used by `npm start`, `invoicing migrate` and every test database.
+ * Migrations are imported statically so the compiled build needs no file-system scan.
+ */
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { Db } from './database.js';
+import * as spine from './migrations/2026-11-25T2200_spine.js';
+
+const migrations: Record<string, Migration> = {
+  '2026-11-25T2200_spine': spine,
+};
+
+class StaticProvider implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return migrations;
+  }
+}
+
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new StaticProvider() });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,24 @@
+/** Random identifiers, secrets and their hashes. Every token carries at least 128 random bits. */
+import crypto from 'node:crypto';
+
+/** A URL-safe random token of `bytes` random bytes (default 16 = 128 bits). */
+export function randomToken(bytes = 16): string {
+  return crypto.randomBytes(bytes).toString('base64url');
+}
+
+/** A new API key secret: 256 random bits behind a readable prefix. */
+export function newApiKeySecret(): string {
+  return `ak_${randomToken(32)}`;
+}
+
+/** API keys are high-entropy, so a plain SHA-256 is the right hash (no need for a slow KDF). */
+export function hashSecret(secret: string): string {
+  return crypto.createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+/** Constant-time equality of two strings of any length. */
+export function safeEqual(a: string, b: string): boolean {
+  const ha = crypto.createHash('sha256').update(a, 'utf8').digest();
+  const hb = crypto.createHash('sha256').update(b, 'utf8').digest();
+  return crypto.timingSafeEqual(ha, hb);
+}
