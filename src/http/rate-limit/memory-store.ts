@@ -1,0 +1,70 @@
+import type { ConsumeResult, LimitRule, RateLimitStore } from './rate-limit.types.js';
+import { buildConsumeResult, windowOf } from './rules.js';
+
+export interface MemoryStoreOptions {
+  /** How often (in the `nowMs` time the caller passes) expired counters are dropped. */
+  sweepIntervalMs?: number;
+}
+
+interface Counter {
+  count: number;
+  /** End of the counter's window; after it the entry is garbage. */
+  expiresAtMs: number;
+}
+
+/**
+ * In-process counters for a single instance (no `REDIS_URL`). Consume is synchronous
+ * inside, so check-then-increment is atomic on the event loop. Expired counters are
+ * swept lazily from `consume` at most once per interval, driven by the caller's `nowMs`
+ * rather than a timer: memory stays bounded under many distinct IPs (per-second buckets
+ * live about one interval), there is no timer to leak, and tests stay deterministic.
+ */
+export class MemoryStore implements RateLimitStore {
+  private readonly counters = new Map<string, Counter>();
+  private readonly sweepIntervalMs: number;
+  private nextSweepAtMs = Number.NEGATIVE_INFINITY;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.sweepIntervalMs = options.sweepIntervalMs ?? 5_000;
+  }
+
+  /** Number of live entries; for tests and metrics. */
+  get size(): number {
+    return this.counters.size;
+  }
+
+  consume(rules: LimitRule[], nowMs: number): Promise<ConsumeResult> {
+    this.sweepIfDue(nowMs);
+    const slots = rules.map((rule) => {
+      const window = windowOf(rule, nowMs);
+      const id = `${rule.key}:${rule.windowSec}:${window.index}`;
+      const existing = this.counters.get(id);
+      const live = existing !== undefined && existing.expiresAtMs > nowMs ? existing : undefined;
+      return { id, endMs: window.endMs, count: live?.count ?? 0 };
+    });
+    const allowed = rules.every((rule, i) => (slots[i]?.count ?? 0) < rule.limit);
+    if (!allowed) return Promise.resolve(buildConsumeResult(rules, slots.map((s) => s.count), false, nowMs));
+
+    // Re-read per slot: two rules with the same key and window must share one counter.
+    const counts = slots.map((slot) => {
+      const current = this.counters.get(slot.id);
+      const count = (current !== undefined && current.expiresAtMs > nowMs ? current.count : 0) + 1;
+      this.counters.set(slot.id, { count, expiresAtMs: slot.endMs });
+      return count;
+    });
+    return Promise.resolve(buildConsumeResult(rules, counts, true, nowMs));
+  }
+
+  close(): Promise<void> {
+    this.counters.clear();
+    return Promise.resolve();
+  }
+
+  private sweepIfDue(nowMs: number): void {
+    if (nowMs < this.nextSweepAtMs) return;
+    this.nextSweepAtMs = nowMs + this.sweepIntervalMs;
+    for (const [id, counter] of this.counters) {
+      if (counter.expiresAtMs <= nowMs) this.counters.delete(id);
+    }
+  }
+}
