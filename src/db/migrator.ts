@@ -5,9 +5,11 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './database.js';
 import * as spine from './migrations/2026-11-25T2200_spine.js';
+import * as invoices from './migrations/2026-11-25T2300_invoices.js';
 
 const migrations: Record<string, Migration> = {
   '2026-11-25T2200_spine': spine,
+  '2026-11-25T2300_invoices': invoices,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -95,7 +95,113 @@ export interface SignersTable {
   updated_at: string;
 }
 
+export interface InvoicesTable {
+  team_id: string;
+  public_id: string;
+  revision: number;
+  package_public_id: string;
+  number: string;
+  date: string;
+  currency: string;
+  direction: string;
+  seller_org_id: string;
+  seller_inn: string;
+  seller_name: string;
+  buyer_inn: string | null;
+  buyer_name: string;
+  /** Lower-cased number, names and INNs: what `q` matches as a substring. */
+  search_text: string;
+  seller_status: string;
+  buyer_status: string;
+  service_status: string;
+  service_status_reason: string;
+  editor_mode: string;
+  source_type: string;
+  subtotal: string;
+  vat_total: string;
+  total: string;
+  public_share_enabled: number;
+  information_system: string | null;
+  seller_edo_id: string | null;
+  buyer_edo_id: string | null;
+  /** The stored document (JSON). */
+  document: string;
+  /** The validation outcome (JSON). */
+  validation: string;
+  /** The latest notification outcome (JSON), null before any. */
+  notifications: string | null;
+  created_at: string;
+  last_modified_at: string;
+  created_by_login: string | null;
+  last_modified_by_login: string | null;
+  api_key_id: number | null;
+  api_key_name: string | null;
+  api_request_host: string | null;
+  api_created_at: string | null;
+  api_updated_at: string | null;
+  viewed_at: string | null;
+  payment_reported_at: string | null;
+}
+
+export interface InvoiceItemsTable {
+  team_id: string;
+  public_id: string;
+  line_no: number;
+  name: string;
+  qty: string;
+  unit: string;
+  price: string;
+  vat_pct: string | null;
+  amount: string;
+  net: string;
+  vat: string;
+  gross: string;
+}
+
+export interface ShareLinksTable {
+  team_id: string;
+  public_id: string;
+  token: string;
+  kind: 'buyer' | 'colleague' | 'recipient';
+  email: string | null;
+  name: string | null;
+  position: string | null;
+  sort_order: number;
+  created_at: string;
+  last_opened_at: string | null;
+}
+
+export interface InvoiceRevisionsTable {
+  team_id: string;
+  public_id: string;
+  revision: number;
+  document: string;
+  seller_status: string;
+  total: string;
+  editor_mode: string;
+  modified_at: string;
+  modified_by_login: string | null;
+  api_key_id: number | null;
+  superseded_at: string;
+}
+
+export interface IdempotencyKeysTable {
+  team_id: string;
+  idem_key: string;
+  request_hash: string;
+  state: 'pending' | 'done';
+  response_status: number | null;
+  response_body: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
+  invoices: InvoicesTable;
+  invoice_items: InvoiceItemsTable;
+  share_links: ShareLinksTable;
+  invoice_revisions: InvoiceRevisionsTable;
+  idempotency_keys: IdempotencyKeysTable;
   settings: SettingsTable;
   tariffs: TariffsTable;
   teams: TeamsTable;
@@ -113,4 +219,7 @@ export type OrganizationRow = Selectable<OrganizationsTable>;
 export type BankAccountRow = Selectable<BankAccountsTable>;
 export type ManagerRow = Selectable<ManagersTable>;
 export type SignerRow = Selectable<SignersTable>;
+export type InvoiceRow = Selectable<InvoicesTable>;
+export type ShareLinkRow = Selectable<ShareLinksTable>;
+export type InvoiceRevisionRow = Selectable<InvoiceRevisionsTable>;
 export type { Generated, Insertable, Updateable };

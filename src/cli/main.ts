@@ -1,0 +1,123 @@
+/**
+ * The `invoicing` command (operating contract, section 1). Each command calls the same code
+ * the service uses; configuration comes from the environment like the server's.
+ */
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from '../config/config.js';
+import { openDatabase } from '../db/database.js';
+import { migrateToLatest } from '../db/migrator.js';
+import { BootstrapError } from '../modules/teams/bootstrap.js';
+import { createApiKey, deactivateApiKey, KeyCommandError } from '../modules/teams/api-keys.service.js';
+import { importBootstrapFile } from '../runtime.js';
+import { serve } from '../server.js';
+import { systemClock } from '../shared/clock.js';
+
+const USAGE = `Usage: invoicing <command>
+
+Commands:
+  serve                                  run the service (same as npm start)
+  migrate                                migrate the database named by DATABASE_URL and exit
+  import FILE                            apply a bootstrap file and exit (idempotent)
+  keys create --team ID --name NAME      create an API key and print its secret once
+  keys deactivate KEY_ID                 deactivate an API key (refused everywhere within a second)
+
+Configuration is read from the environment (DATABASE_URL, ...); see README.md.
+`;
+
+class UsageError extends Error {}
+
+async function withDatabase<T>(config: Config, work: (db: ReturnType<typeof openDatabase>) => Promise<T>): Promise<T> {
+  const database = openDatabase(config.database);
+  try {
+    await migrateToLatest(database.db);
+    return await work(database);
+  } finally {
+    await database.close();
+  }
+}
+
+async function run(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(USAGE);
+    return command ? 0 : 2;
+  }
+  if (command === 'serve') {
+    await serve();
+    return -1; // keeps running
+  }
+  const config = loadConfig();
+  switch (command) {
+    case 'migrate': {
+      const database = openDatabase(config.database);
+      try {
+        const applied = await migrateToLatest(database.db);
+        process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'The database is up to date.\n');
+      } finally {
+        await database.close();
+      }
+      return 0;
+    }
+    case 'import': {
+      const file = rest[0];
+      if (!file || rest.length > 1) throw new UsageError('import needs exactly one FILE');
+      await withDatabase(config, (database) => importBootstrapFile(database, file));
+      process.stdout.write(`Applied ${file}.\n`);
+      return 0;
+    }
+    case 'keys': {
+      const [sub, ...args] = rest;
+      if (sub === 'create') {
+        const { values, positionals } = parseArgs({
+          args,
+          options: { team: { type: 'string' }, name: { type: 'string' } },
+          allowPositionals: true,
+        });
+        if (!values.team || !values.name || positionals.length > 0) {
+          throw new UsageError('keys create needs --team ID --name NAME');
+        }
+        const key = await withDatabase(config, (database) =>
+          createApiKey(database.db, systemClock, { teamId: values.team as string, name: values.name as string }),
+        );
+        process.stdout.write(
+          `Created API key ${key.id} "${key.name}" for team ${key.teamId}.\n` +
+            `Secret (shown only this once, store it now):\n${key.secret}\n`,
+        );
+        return 0;
+      }
+      if (sub === 'deactivate') {
+        const id = args[0];
+        if (!id || args.length > 1 || !/^\d+$/.test(id)) throw new UsageError('keys deactivate needs a numeric KEY_ID');
+        await withDatabase(config, (database) => deactivateApiKey(database.db, systemClock, Number(id)));
+        process.stdout.write(`Deactivated API key ${id}.\n`);
+        return 0;
+      }
+      throw new UsageError('keys needs create or deactivate');
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    const code = await run(argv);
+    if (code >= 0) process.exitCode = code;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`invoicing: ${err.message}\n\n${USAGE}`);
+      process.exitCode = 2;
+    } else if (err instanceof ConfigError || err instanceof KeyCommandError) {
+      process.stderr.write(`invoicing: ${err.message}\n`);
+      process.exitCode = 2;
+    } else if (err instanceof BootstrapError) {
+      process.stderr.write(`invoicing: invalid bootstrap file: ${err.message}\n`);
+      process.exitCode = 2;
+    } else {
+      process.stderr.write(`invoicing: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+    }
+  }
+}
+
+await main(process.argv.slice(2));

@@ -1,0 +1,77 @@
+/**
+ * Every error leaves in the spec's shape, including the framework's own (schema validation,
+ * unknown route, bad JSON, wrong content type, body limit). A 5xx body carries only
+ * `internal_error` and the request id; the detail goes to the log.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, type ErrorBody } from '../shared/errors.js';
+
+function describeValidation(error: FastifyError): string {
+  const context = error.validationContext ?? 'request';
+  const first = error.validation?.slice(0, 5).map((v) => {
+    const where = v.instancePath ? v.instancePath.replace(/^\//, '').replace(/\//g, '.') : '';
+    const missing = (v.params as { missingProperty?: string } | undefined)?.missingProperty;
+    const field = [where, missing].filter(Boolean).join('.');
+    return field ? `${field}: ${v.message ?? 'is invalid'}` : (v.message ?? 'is invalid');
+  });
+  return `${context}: ${first?.join('; ') ?? error.message}`;
+}
+
+/** Maps any thrown value to an ApiError. */
+export function toApiError(error: unknown): ApiError | null {
+  if (error instanceof ApiError) return error;
+  const err = error as FastifyError;
+  if (err?.validation) {
+    const code = err.validationContext === 'querystring' ? 'invalid_query' : 'invalid_request';
+    return new ApiError(code, { details: describeValidation(err) });
+  }
+  switch (err?.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError(
+        'payload_too_large',
+        { details: 'the JSON body is larger than 5 MB (5242880 bytes)' },
+        { connection: 'close' },
+      );
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('invalid_content_type', { details: 'the body must be sent as Content-Type: application/json' });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('invalid_json', { details: 'the body is empty; send a JSON object' });
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('invalid_json', { details: `the body is not valid JSON: ${err.message}` });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('invalid_request', { details: 'Content-Length does not match the body' });
+    default:
+      break;
+  }
+  // JSON.parse errors from the body parser carry statusCode 400 and a SyntaxError.
+  if (err instanceof SyntaxError && err.statusCode === 400) {
+    return new ApiError('invalid_json', { details: `the body is not valid JSON: ${err.message}` });
+  }
+  if (typeof err?.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+    return new ApiError('invalid_request', { details: err.message });
+  }
+  return null;
+}
+
+export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply.code(error.status).send(error.body);
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const apiError = toApiError(error);
+    if (apiError) {
+      if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+      return sendApiError(reply, apiError);
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    const body: ErrorBody = { ok: false, error: 'internal_error', request_id: String(request.id) };
+    return reply.code(500).send(body);
+  });
+
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+    const body: ErrorBody = { ok: false, error: 'not_found', details: `no route ${request.method} ${request.url.split('?')[0]}` };
+    return reply.code(404).send(body);
+  });
+}

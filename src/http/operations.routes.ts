@@ -1,0 +1,74 @@
+/** Liveness, readiness (checks the database) and Prometheus metrics, for operators. */
+import { Type } from '@sinclair/typebox';
+import { sql } from 'kysely';
+import type { FastifyInstance } from 'fastify';
+import type { DatabaseHandle } from '../db/database.js';
+import { ApiError } from '../shared/errors.js';
+import { errorResponses } from '../shared/schemas.js';
+import type { Metrics } from './metrics.js';
+
+const Health = Type.Object(
+  {
+    ok: Type.Literal(true, { description: 'Always true.' }),
+    status: Type.String({ description: '`alive` or `ready`.' }),
+  },
+  { description: 'The service is up.' },
+);
+
+export function registerOperationsRoutes(app: FastifyInstance, deps: { database: DatabaseHandle; metrics: Metrics }): void {
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        operationId: 'getHealth',
+        summary: 'Liveness',
+        description: 'Answers 200 while the process serves requests. Needs no key.',
+        tags: ['operations'],
+        response: { 200: Health },
+      },
+    },
+    async () => ({ ok: true as const, status: 'alive' }),
+  );
+
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        operationId: 'getReadiness',
+        summary: 'Readiness',
+        description: 'Answers 200 when the database answers a query, 503 `not_ready` otherwise. Needs no key.',
+        tags: ['operations'],
+        response: { 200: Health, ...errorResponses(503) },
+      },
+    },
+    async (request) => {
+      try {
+        await sql`select 1`.execute(deps.database.db);
+      } catch (err) {
+        request.log.warn({ err }, 'readiness check failed');
+        throw new ApiError('not_ready', { details: 'the database does not answer' });
+      }
+      return { ok: true as const, status: 'ready' };
+    },
+  );
+
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        operationId: 'getMetrics',
+        summary: 'Prometheus metrics',
+        description: 'Requests and latency by route and status, rate-limit refusals and process metrics, in the Prometheus text format.',
+        tags: ['operations'],
+        produces: ['text/plain'],
+        response: {
+          200: { description: 'Prometheus exposition format.', content: { 'text/plain': { schema: Type.String() } } },
+        },
+      },
+    },
+    async (_request, reply) => {
+      reply.type(deps.metrics.registry.contentType);
+      return deps.metrics.registry.metrics();
+    },
+  );
+}

@@ -1,0 +1,88 @@
+/** The reference catalog of the caller's team (spec 2.5), or the sample catalog in demo mode. */
+import type { Db } from '../../db/database.js';
+import type { BankAccountRow, ManagerRow, OrganizationRow, SignerRow } from '../../db/types.js';
+import { labelled, BUYER_STATUSES, SELLER_STATUSES, SERVICE_STATUSES } from '../invoices/index.js';
+import type { AuthContext } from '../teams/auth.service.js';
+import { listBankAccounts, listManagers, listOrganizations, listSigners } from '../teams/teams.repository.js';
+import { CURRENCIES, INVOICE_DIRECTIONS, UNITS, VAT_RATES } from '../../shared/reference.js';
+import type { CatalogResponse } from './catalog.schemas.js';
+import { DEMO_CATALOG_DATA } from './demo-catalog.js';
+
+export const CATALOG_ENUMS: CatalogResponse['enums'] = {
+  currencies: Object.entries(CURRENCIES).map(([code, name]) => ({ code, name })),
+  invoice_directions: labelled(INVOICE_DIRECTIONS),
+  vat_rates: VAT_RATES,
+  seller_statuses: labelled(SELLER_STATUSES),
+  buyer_statuses: labelled(BUYER_STATUSES),
+  service_statuses: labelled(SERVICE_STATUSES),
+  units: UNITS,
+};
+
+export interface CatalogData {
+  organizations: OrganizationRow[];
+  bankAccounts: BankAccountRow[];
+  managers: ManagerRow[];
+  signers: SignerRow[];
+}
+
+/** Ids of the active organizations within the tariff's `max_organizations`, in bootstrap order. */
+export function organizationsWithinLimit(organizations: OrganizationRow[], maxOrganizations: number): Set<string> {
+  return new Set(
+    organizations
+      .filter((o) => o.active === 1)
+      .slice(0, maxOrganizations)
+      .map((o) => o.id),
+  );
+}
+
+export function toCatalogResponse(data: CatalogData, maxOrganizations: number, demo: boolean): CatalogResponse {
+  const within = organizationsWithinLimit(data.organizations, maxOrganizations);
+  return {
+    ok: true,
+    ...(demo ? { demo_mode: true } : {}),
+    organizations: data.organizations.map((o) => ({
+      id: o.id,
+      name: o.name,
+      inn: o.inn,
+      kpp: o.kpp,
+      email: o.email,
+      address: o.address,
+      edo_id: o.edo_id,
+      active: o.active === 1,
+      within_tariff_limit: within.has(o.id),
+    })),
+    bank_accounts: data.bankAccounts.map((b) => ({
+      id: b.id,
+      organization_id: b.organization_id,
+      bank_name: b.bank_name,
+      bik: b.bik,
+      account: b.account,
+      corr_account: b.corr_account,
+      is_default: b.is_default === 1,
+    })),
+    managers: data.managers.map((m) => ({ id: m.id, name: m.name, email: m.email, phone: m.phone })),
+    signers: data.signers.map((s) => ({
+      id: s.id,
+      organization_id: s.organization_id,
+      name: s.name,
+      position: s.position,
+      role: s.role,
+    })),
+    enums: CATALOG_ENUMS,
+  };
+}
+
+export class CatalogService {
+  constructor(private readonly db: Db) {}
+
+  async getCatalog(auth: AuthContext): Promise<CatalogResponse> {
+    if (auth.mode === 'demo') return toCatalogResponse(DEMO_CATALOG_DATA, auth.tariff.max_organizations, true);
+    const [organizations, bankAccounts, managers, signers] = await Promise.all([
+      listOrganizations(this.db, auth.teamId),
+      listBankAccounts(this.db, auth.teamId),
+      listManagers(this.db, auth.teamId),
+      listSigners(this.db, auth.teamId),
+    ]);
+    return toCatalogResponse({ organizations, bankAccounts, managers, signers }, auth.tariff.max_organizations, false);
+  }
+}

@@ -1,0 +1,2 @@
+export { catalogRoutes } from './catalog.routes.js';
+export { CatalogService, organizationsWithinLimit } from './catalog.service.js';

@@ -1,0 +1,191 @@
+/**
+ * Request shapes of the documents API: the write envelope and document (spec 2.1, 2.2),
+ * path, query and headers, the list response (2.6) and revisions. The write body is
+ * described here for the OpenAPI document; its rules (every missing path at once, warnings,
+ * prohibited fields) are checked by validation.ts, which reports them in the spec's shape.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { CURRENCY_CODES } from '../../shared/reference.js';
+import { InvoiceStatus } from './invoice.schemas.js';
+
+const S = (description: string, extra: object = {}) => Type.String({ description, ...extra });
+
+export const Party = Type.Object(
+  {
+    name: Type.Optional(S('Name. Required for the buyer.', { maxLength: 500 })),
+    inn: Type.Optional(S('INN, 10 or 12 digits. Required for the seller: it must match an active organization of the team.')),
+    kpp: Type.Optional(S('KPP, 9 characters.')),
+    email: Type.Optional(S('E-mail. The buyer’s is the default notification recipient.')),
+    address: Type.Optional(S('Address.', { maxLength: 1000 })),
+    bank_name: Type.Optional(S('Seller: bank name. Filled from the organization’s default account when omitted.')),
+    bik: Type.Optional(S('Seller: BIK, 9 digits.')),
+    account: Type.Optional(S('Seller: settlement account, 20 digits (checked against the BIK).')),
+    corr_account: Type.Optional(S('Seller: correspondent account, 20 digits.')),
+  },
+  { additionalProperties: true, description: 'A party of the document. Additional properties are kept.' },
+);
+
+export const InvoiceItem = Type.Object(
+  {
+    name: S('Name of the goods or service. Required.', { maxLength: 1000 }),
+    qty: Type.Number({ exclusiveMinimum: 0, maximum: 1e9, description: 'Quantity, > 0, up to 6 decimals. Required.' }),
+    unit: Type.Optional(S('Unit of measure; default `шт`.', { maxLength: 32 })),
+    price: Type.Number({ minimum: 0, maximum: 1e12, description: 'Price per unit, ≥ 0, up to 4 decimals. Required.' }),
+    vat_pct: Type.Optional(
+      Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], {
+        description: 'VAT rate 0–100 (22, 10, 7, 5, 0 are the Russian rates; others give a warning). Absent or null: без НДС.',
+      }),
+    ),
+  },
+  { additionalProperties: true, description: 'A line of the document. Additional properties are kept.' },
+);
+
+export const InvoicePayload = Type.Object(
+  {
+    public_id: Type.Optional(
+      S('Client-supplied id, `^[A-Za-z0-9_-]{8,64}$`; generated when absent. Taken by any document: 409 public_id_conflict.'),
+    ),
+    number: S('Invoice number. Required.', { maxLength: 64 }),
+    date: S('Invoice date, a real calendar date. Required.', { format: 'date' }),
+    currency: Type.Union(
+      CURRENCY_CODES.map((c) => Type.Literal(c)),
+      { description: 'Currency. Required.' },
+    ),
+    invoice_direction: Type.Optional(Type.Union([Type.Literal('incoming'), Type.Literal('outgoing')], { description: 'Default outgoing.' })),
+    seller: Party,
+    buyer: Party,
+    items: Type.Array(InvoiceItem, { minItems: 1, maxItems: 1000, description: '1 to 1000 lines.' }),
+    prices_include_vat: Type.Optional(Type.Boolean({ description: 'True: prices include VAT (extracted). Default false: VAT on top.' })),
+    seller_status: Type.Optional(
+      Type.Union(['draft', 'issued', 'paid', 'cancelled'].map((s) => Type.Literal(s)), {
+        description: 'Seller status; create defaults to issued. Allowed moves: draft→issued, issued→paid, draft|issued→cancelled.',
+      }),
+    ),
+    public_share_enabled: Type.Optional(Type.Boolean({ description: 'Default true; false turns the share links off.' })),
+    show_payment_qr: Type.Optional(Type.Boolean({ description: 'Default true.' })),
+    information_system: Type.Optional(S('Name of the calling system, kept in metadata.')),
+    buyer_edo_id: Type.Optional(S('EDO participant id of the buyer; starts EDO synchronization.')),
+    api_recipients: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { email: S('Address.'), name: Type.Optional(S('Name.')), position: Type.Optional(S('Position.')) },
+          { additionalProperties: true },
+        ),
+        { description: 'Notification recipients, each with an own share link.' },
+      ),
+    ),
+    manager: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Manager shown on the document.' })),
+    buyer_contact: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Buyer contact person.' })),
+    signers: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'Signers.' })),
+  },
+  {
+    $id: 'InvoicePayload',
+    additionalProperties: true,
+    description:
+      'The document. Additional properties are kept. Prohibited (400 prohibited_field, every path in `details`): seller_logo_url, seller_stamp_url, payment_qr_url, signers[].facsimile_url, manager.contact_qr_url, buyer_contact.contact_qr_url, any property ending in _url, _uri or _link, any string that is a whole http(s):// or data: URL, and base64 image data.',
+  },
+);
+
+const envelopeFields = {
+  actor_login: Type.Optional(S('Login of the person acting; recorded as the modifying login.', { maxLength: 200 })),
+  notify_recipients: Type.Optional(Type.Boolean({ description: 'Send the document by e-mail to the recipients.' })),
+  send_notifications: Type.Optional(Type.Boolean({ description: 'Same as notify_recipients.' })),
+  partial_update: Type.Optional(Type.Boolean({ description: 'Unsupported: any request with it gets 400 partial_update_not_supported.' })),
+  patch: Type.Optional(Type.Boolean({ description: 'Unsupported: any request with it gets 400 partial_update_not_supported.' })),
+};
+
+export const CreateInvoiceBody = Type.Union(
+  [
+    Type.Object({ invoice: InvoicePayload, ...envelopeFields }, { additionalProperties: true, title: 'Envelope' }),
+    Type.Intersect([InvoicePayload, Type.Object(envelopeFields)], { title: 'Document at the root' }),
+  ],
+  { description: 'The document in `invoice`, or the document itself at the root (with the envelope fields beside it).' },
+);
+
+export const UpdateInvoiceBody = Type.Object(
+  { invoice: InvoicePayload, ...envelopeFields },
+  { additionalProperties: true, description: 'The full document in `invoice` (partial updates are not supported).' },
+);
+
+export const PublicIdParams = Type.Object({
+  public_id: S('Document public id.', { minLength: 1, maxLength: 200 }),
+});
+
+export const WriteHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    S('POST only. Same key and body within 24 h replays the first response; same key, other body: 409 idempotency_key_reused.', {
+      minLength: 1,
+      maxLength: 255,
+    }),
+  ),
+  'if-match': Type.Optional(S('PUT only. The ETag of the revision you edited; a different current revision is 409 revision_conflict.')),
+});
+
+export const ListQuery = Type.Object({
+  q: Type.Optional(S('Case-insensitive substring of the number, seller or buyer name or INN.', { maxLength: 200 })),
+  date_from: Type.Optional(S('Documents dated on or after this date (inclusive).', { format: 'date' })),
+  date_to: Type.Optional(S('Documents dated on or before this date (inclusive).', { format: 'date' })),
+  updated_since: Type.Optional(
+    S('Only documents modified at or after this instant (ISO 8601 date-time), for integrators that sync.', { format: 'date-time' }),
+  ),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1–200.' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0, description: 'Items to skip.' })),
+});
+export type ListQuery = Static<typeof ListQuery>;
+
+const Money = (description: string) => Type.Number({ description });
+
+export const InvoiceListItem = Type.Object({
+  public_id: S('Document public id.'),
+  number: S('Invoice number.'),
+  date: S('Invoice date.'),
+  currency: S('Currency.'),
+  direction: S('incoming or outgoing.'),
+  seller_name: S('Seller name.'),
+  seller_inn: S('Seller INN.'),
+  buyer_name: S('Buyer name.'),
+  buyer_inn: Type.Union([Type.String(), Type.Null()], { description: 'Buyer INN, null when not given.' }),
+  totals: Type.Object({ subtotal: Money('Net sum.'), vat_total: Money('VAT sum.'), total: Money('Amount to pay.') }),
+  status: InvoiceStatus,
+  editor_mode: S('api or portal.'),
+  created_at: S('Creation time.'),
+  last_modified_at: S('Last modification time.'),
+  invoice_url: S('The buyer share page.'),
+});
+
+export const InvoiceList = Type.Object(
+  {
+    ok: Type.Literal(true, { description: 'Always true on success.' }),
+    total: Type.Integer({ description: 'Number of documents matching the filters (all pages).' }),
+    limit: Type.Integer({ description: 'Page size used.' }),
+    offset: Type.Integer({ description: 'Offset used.' }),
+    items: Type.Array(InvoiceListItem, { description: 'Ordered by date descending, then creation descending.' }),
+    demo_mode: Type.Optional(Type.Boolean({ description: 'True with the demo token: the sample list.' })),
+    demo_guids: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Demo mode: the sample ids.' })),
+  },
+  { $id: 'InvoiceList', description: 'A page of documents.' },
+);
+export type InvoiceList = Static<typeof InvoiceList>;
+
+export const InvoiceRevisionList = Type.Object(
+  {
+    ok: Type.Literal(true, { description: 'Always true on success.' }),
+    public_id: S('Document public id.'),
+    current_revision: Type.Integer({ description: 'The current revision.' }),
+    revisions: Type.Array(
+      Type.Object({
+        revision: Type.Integer({ description: 'Revision number.' }),
+        modified_at: S('When this revision was written.'),
+        modified_by_login: Type.Union([Type.String(), Type.Null()], { description: 'Who wrote it.' }),
+        editor_mode: S('api or portal.'),
+        seller_status: S('Seller status in this revision.'),
+        total: Money('Total in this revision.'),
+        superseded_at: S('When the next revision replaced it.'),
+        invoice: Type.Object({}, { additionalProperties: true, description: 'The document as it was.' }),
+      }),
+      { description: 'Previous revisions, newest first.' },
+    ),
+  },
+  { $id: 'InvoiceRevisionList', description: 'Every previous revision of a document.' },
+);
+export type InvoiceRevisionList = Static<typeof InvoiceRevisionList>;

@@ -1,0 +1,299 @@
+/**
+ * Wire shapes of the documents API (spec 2.3, 2.4, 2.6). One definition each: the routes
+ * serialize with them, the OpenAPI document is generated from them, the types come from them.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+
+const S = (description: string) => Type.String({ description });
+const kindFields = {
+  document_public_id: S('The document public id (same as `public_id`).'),
+  document_kind: S('Kind of the document: `invoice`.'),
+};
+
+export const InvoiceStatus = Type.Object(
+  {
+    seller_status: S('draft, issued, paid or cancelled.'),
+    seller_status_label: S('Russian label: Черновик, Выставлен, Оплачен, Отменён.'),
+    buyer_status: S('not_sent, sent, viewed or payment_reported.'),
+    buyer_status_label: S('Russian label: Не отправлен, Отправлен, Просмотрен, Сообщил об оплате.'),
+    service_status: S('active, or restricted when a tariff rule stopped sharing or e-mail.'),
+    service_status_label: S('Russian label: Активен, Ограничен.'),
+    service_status_reason: S('The tariff rule behind `restricted`; empty when active.'),
+  },
+  { description: 'The three status indicators with Russian labels.' },
+);
+
+export const ValidationIssue = Type.Object(
+  {
+    field: S('Path of the field, e.g. `seller.inn` or `items[2].vat_pct`.'),
+    code: S('Machine-readable reason, e.g. `inn_checksum`, `account_checksum`, `unusual_vat_rate`.'),
+    message: S('Human-readable reason.'),
+  },
+  { additionalProperties: true },
+);
+
+export const ValidationOutcome = Type.Object(
+  {
+    valid: Type.Boolean({ description: 'True when the document has no errors (a stored document always has none).' }),
+    errors: Type.Array(ValidationIssue, { description: 'Errors; a write with errors is refused with 400.' }),
+    warnings: Type.Array(ValidationIssue, {
+      description: 'Warnings, stored and returned: INN, KPP, BIK and account checksums, unusual VAT rates, EDO id format.',
+    }),
+  },
+  { description: 'Validation of the stored document.' },
+);
+
+export const ShareRecipientLink = Type.Object(
+  {
+    email: S('Recipient address.'),
+    name: S('Recipient name (empty when not given).'),
+    position: S('Recipient position (empty when not given).'),
+    url: S('The recipient’s own share page link.'),
+    document_url: S('The recipient’s own link to the printable PDF.'),
+    contact_id: Type.Union([Type.Integer(), Type.Null()], { description: 'Contact id in the address book; null when none.' }),
+  },
+  { additionalProperties: true },
+);
+
+export const ShareLinks = Type.Object(
+  {
+    colleague_url: S('Share page for colleagues (opening it does not mark the document viewed).'),
+    colleague_document_url: S('Printable PDF through the colleague link.'),
+    buyer_url: S('Share page for the buyer.'),
+    buyer_document_url: S('Printable PDF through the buyer link.'),
+    recipients: Type.Array(ShareRecipientLink, { description: 'One link per API recipient, each with its own token.' }),
+  },
+  { description: 'Public share links, each carrying its own random token of 128 bits or more.' },
+);
+
+export const InvoiceLinks = Type.Object(
+  {
+    share_url: S('The buyer share page.'),
+    document_url: S('The printable PDF.'),
+    portal_view_url: S('Portal view page (signed token, view mode).'),
+    portal_document_view_url: S('Portal document view (signed token, view mode).'),
+    portal_edit_url: S('Portal edit page (signed token, edit mode).'),
+    portal_document_edit_url: S('Portal document edit page (signed token, edit mode).'),
+    qr_url: Type.Optional(S('PNG of the payment QR code.')),
+    api_url: Type.Optional(S('This document in the API.')),
+  },
+  { additionalProperties: true, description: 'Every link of the document.' },
+);
+
+export const ApiRecipient = Type.Object(
+  {
+    email: S('Recipient address as given.'),
+    name: S('Recipient name (empty when not given).'),
+    position: S('Recipient position (empty when not given).'),
+    buyer_invoice_url: S('The recipient’s own share page link.'),
+    buyer_document_url: S('The recipient’s own link to the printable PDF.'),
+    contact_id: Type.Union([Type.Integer(), Type.Null()], { description: 'Contact id; null when none.' }),
+  },
+  { additionalProperties: true },
+);
+
+const Obj = (description: string) => Type.Object({}, { additionalProperties: true, description });
+
+export const InvoiceMetadata = Type.Object(
+  {
+    public_id: Type.Optional(S('Document public id.')),
+    document_public_id: Type.Optional(S('Document public id.')),
+    document_kind: Type.Optional(S('`invoice`.')),
+    kind_version: Type.Optional(S('Version of the document kind’s format: `1`.')),
+    document_title: Type.Optional(S('Title, "Счёт № N от DD.MM.YYYY" unless the payload sets `document_title`.')),
+    package_public_id: Type.Optional(S('Id of the package that groups this document with related ones.')),
+    legacy_invoice_public_id: Type.Optional(S('Id under which older integrations know the invoice (the public id).')),
+    source_type: Type.Optional(S('Where the document was created: `api` or `portal`.')),
+    editor_mode: Type.Optional(S('Who modified it last: `api` or `portal`.')),
+    information_system: Type.Optional(S('The caller’s information system, as sent.')),
+    kind_ordinal: Type.Optional(Type.Integer({ description: 'Ordinal of the kind within the package: 1.' })),
+    sort_order: Type.Optional(Type.Integer({ description: 'Sort order within the package: 0.' })),
+    api_key_id: Type.Optional(Type.Integer({ description: 'Id of the API key that made the last API write.' })),
+    title_is_custom: Type.Optional(Type.Boolean({ description: 'True when the payload set `document_title`.' })),
+    public_share_enabled: Type.Optional(Type.Boolean({ description: 'False turns every share link off (404).' })),
+    created_at: Type.Optional(S('Creation time, ISO 8601 UTC.')),
+    last_modified_at: Type.Optional(S('Last modification time, ISO 8601 UTC.')),
+    api_created_at: Type.Optional(S('Creation time through the API.')),
+    api_updated_at: Type.Optional(S('Last update time through the API.')),
+    created_by_login: Type.Optional(S('`actor_login` of the creating request (or the key name).')),
+    last_modified_by_login: Type.Optional(S('`actor_login` of the last modifying request (or the key name).')),
+    seller_edo_id: Type.Optional(S('EDO participant id of the seller organization.')),
+    buyer_edo_id: Type.Optional(S('EDO participant id of the buyer, as sent.')),
+    api_key_name: Type.Optional(S('Name of the API key that made the last API write.')),
+    api_request_host: Type.Optional(S('Host header of the last API write.')),
+    revision: Type.Optional(Type.Integer({ description: 'Revision number, 1 on create, +1 per update (the ETag).' })),
+    viewed_at: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'First open by the buyer or a recipient.' })),
+    status: Type.Optional(InvoiceStatus),
+    validation: Type.Optional(ValidationOutcome),
+    notifications: Type.Optional(Obj('The latest e-mail notification outcome (shape of `notifications`).')),
+    api_recipients: Type.Optional(Type.Array(ApiRecipient, { description: 'API recipients with their own links.' })),
+    links: Type.Optional(InvoiceLinks),
+  },
+  { additionalProperties: true, description: 'Metadata of the document.' },
+);
+
+export const DocumentSummary = Type.Object(
+  {
+    public_id: S('Document public id.'),
+    ...kindFields,
+    kind_version: S('`1`.'),
+    document_title: S('Title of the document.'),
+    package_public_id: S('Package id.'),
+    legacy_invoice_public_id: S('Legacy id (the public id).'),
+    kind_ordinal: Type.Integer({ description: '1.' }),
+    sort_order: Type.Integer({ description: '0.' }),
+    title_is_custom: Type.Boolean({ description: 'True when the payload set `document_title`.' }),
+  },
+  { description: 'Summary of the written document.' },
+);
+
+export const NotificationFailure = Type.Object(
+  {
+    email: S('Address that failed.'),
+    error: S('Reason: `invalid_address`, the SMTP reply, or the gate that blocked it.'),
+  },
+  { additionalProperties: true },
+);
+
+export const Notifications = Type.Object(
+  {
+    ...kindFields,
+    requested: Type.Boolean({ description: 'True when `notify_recipients` or `send_notifications` was true.' }),
+    planned_count: Type.Integer({ description: 'E-mails planned.' }),
+    sent_count: Type.Integer({ description: 'E-mails delivered.' }),
+    failed_count: Type.Integer({ description: 'E-mails not delivered (failed or blocked).' }),
+    sent_to: Type.Array(Type.String(), { description: 'Addresses delivered to.' }),
+    failed: Type.Array(NotificationFailure, { description: 'Addresses not delivered to, with the reason.' }),
+    blocked_by_service_gate: Type.Boolean({ description: 'True when the service stopped the e-mails (tariff, demo mode).' }),
+    block_reason: S('Which gate stopped them; empty when none.'),
+    mail_runtime: Obj('How mail was handled: transport, duration, retry queue.'),
+  },
+  { additionalProperties: true, description: 'What happened to the e-mail notifications of this write.' },
+);
+
+export const ShareGate = Type.Object(
+  {
+    ...kindFields,
+    available: Type.Boolean({ description: 'True when the share links can be opened now.' }),
+    public_share_enabled: Type.Boolean({ description: 'The document’s own switch.' }),
+    external_share_allowed: Type.Boolean({ description: 'Whether the team’s tariff allows external sharing.' }),
+    reason: S('Why the links are unavailable: `public_share_disabled`, `tariff_external_share_disabled`; empty when available.'),
+  },
+  { additionalProperties: true, description: 'Whether external publication is available now.' },
+);
+
+export const ApiInfo = Type.Object(
+  {
+    ...kindFields,
+    key_id: Type.Integer({ description: 'Id of the API key of this request (0 for the demo token).' }),
+    key_name: S('Name of the API key of this request.'),
+    request_host: S('Host header of this request.'),
+    request_id: S('Id of this request (also in X-Request-Id).'),
+    revision: Type.Integer({ description: 'Revision of the document after this request.' }),
+    etag: S('ETag of the document after this request; send it in If-Match to update safely.'),
+  },
+  { additionalProperties: true, description: 'About the API call itself.' },
+);
+
+const Money = (description: string) => Type.Number({ description });
+
+export const Totals = Type.Object(
+  {
+    ...kindFields,
+    subtotal: Money('Sum of the net amounts (without VAT).'),
+    vat_total: Money('Sum of the VAT of every line, each rounded half-up to kopecks.'),
+    total: Money('subtotal + vat_total: the amount to pay.'),
+    currency: S('Currency of the document.'),
+    prices_include_vat: Type.Boolean({ description: 'True when prices include VAT (VAT extracted), false when VAT is added on top.' }),
+    items_count: Type.Integer({ description: 'Number of lines.' }),
+    total_minor_units: S('total in kopecks (cents), digits only, as in the payment QR `Sum`.'),
+    amount_in_words: S('The total in Russian words, e.g. "Девятнадцать тысяч семьсот восемьдесят девять рублей 99 копеек".'),
+    vat_breakdown: Type.Array(
+      Type.Object({
+        vat_pct: Type.Union([Type.Number(), Type.Null()], { description: 'Rate; null for без НДС.' }),
+        net: Money('Net sum of the lines at this rate.'),
+        vat: Money('VAT of the lines at this rate.'),
+        gross: Money('Gross sum of the lines at this rate.'),
+      }),
+      { description: 'Sums by VAT rate, in order of first appearance.' },
+    ),
+    lines: Type.Array(
+      Type.Object({
+        line: Type.Integer({ description: 'Line number, from 1.' }),
+        amount: Money('qty × price, rounded half-up to kopecks.'),
+        net: Money('Net amount of the line.'),
+        vat: Money('VAT of the line.'),
+        gross: Money('Gross amount of the line.'),
+        vat_pct: Type.Union([Type.Number(), Type.Null()], { description: 'Rate; null for без НДС.' }),
+      }),
+      { description: 'Per-line amounts.' },
+    ),
+  },
+  { additionalProperties: true, description: 'Totals in decimal arithmetic, rounded half-up to kopecks per line.' },
+);
+
+export const QrInfo = Type.Object(
+  {
+    ...kindFields,
+    enabled: Type.Boolean({ description: 'True when the payment QR is shown: show_payment_qr, RUB and complete bank requisites.' }),
+    url: S('PNG of the QR code (on the share base); empty when disabled.'),
+    svg_url: S('SVG of the QR code; empty when disabled.'),
+    payload: S('GOST R 56042-2014 payload (ST00012…); empty when disabled.'),
+    reason: S('Why the QR is disabled: `disabled_by_document`, `currency_not_rub`, `missing_bank_requisites`, `payload_too_long`; empty when enabled.'),
+  },
+  { additionalProperties: true, description: 'The payment QR code.' },
+);
+
+const linkFields = {
+  document_url: Type.Optional(S('The printable PDF (buyer link).')),
+  invoice_url: S('The buyer share page.'),
+  portal_view_url: S('Portal view page.'),
+  portal_document_view_url: Type.Optional(S('Portal document view page.')),
+  portal_edit_url: S('Portal edit page.'),
+  portal_document_edit_url: Type.Optional(S('Portal document edit page.')),
+};
+
+const detailFields = {
+  ok: Type.Literal(true, { description: 'Always true for 200 and 207.' }),
+  public_id: S('Document public id.'),
+  document_public_id: Type.Optional(S('Document public id.')),
+  document_kind: Type.Optional(S('`invoice`.')),
+  demo_mode: Type.Optional(Type.Boolean({ description: 'True in demo mode (nothing was stored).' })),
+  demo_guids: Type.Optional(Obj('Demo mode: the ids the response uses, none of them stored.')),
+  ...linkFields,
+  share_links: ShareLinks,
+  status: InvoiceStatus,
+  validation: ValidationOutcome,
+  metadata: InvoiceMetadata,
+  invoice: Obj('The stored document: the payload with the defaults and the seller requisites filled in.'),
+};
+
+/** GET one (spec 2.3); also carries the 2.4 blocks, `notifications` being the latest outcome. */
+export const InvoiceDetail = Type.Object(
+  {
+    ...detailFields,
+    document: Type.Optional(DocumentSummary),
+    notifications: Type.Optional(Notifications),
+    share_gate: Type.Optional(ShareGate),
+    api: Type.Optional(ApiInfo),
+    totals: Type.Optional(Totals),
+    qr: Type.Optional(QrInfo),
+  },
+  { $id: 'InvoiceDetail', additionalProperties: false, description: 'A document with its links, status and metadata.' },
+);
+export type InvoiceDetail = Static<typeof InvoiceDetail>;
+
+/** Create and update (spec 2.3 plus 2.4). */
+export const InvoiceWriteResponse = Type.Object(
+  {
+    ...detailFields,
+    document: DocumentSummary,
+    notifications: Notifications,
+    share_gate: ShareGate,
+    api: ApiInfo,
+    totals: Totals,
+    qr: QrInfo,
+  },
+  { $id: 'InvoiceWriteResponse', additionalProperties: false, description: 'The written document and what happened.' },
+);
+export type InvoiceWriteResponse = Static<typeof InvoiceWriteResponse>;

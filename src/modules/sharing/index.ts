@@ -1,0 +1,2 @@
+export * from './links.js';
+export * from './portal-token.js';

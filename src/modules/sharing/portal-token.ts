@@ -1,0 +1,57 @@
+/**
+ * Portal tokens: signed (HMAC-SHA256 with the service secret), scoped to one team, document
+ * and mode, and expiring. They are not stored; rotating INVOICING_SECRET revokes them all.
+ */
+import crypto from 'node:crypto';
+
+export type PortalMode = 'view' | 'edit';
+
+export interface PortalClaims {
+  teamId: string;
+  publicId: string;
+  mode: PortalMode;
+  /** Expiry, seconds since the epoch. */
+  exp: number;
+}
+
+/** View links live 30 days, edit links 7; a fresh one comes with every API response. */
+export const PORTAL_TOKEN_TTL_SEC: Record<PortalMode, number> = { view: 30 * 86_400, edit: 7 * 86_400 };
+
+function sign(secret: string, payload: string): string {
+  return crypto.createHmac('sha256', secret).update(payload).digest('base64url');
+}
+
+export function signPortalToken(secret: string, claims: PortalClaims): string {
+  const payload = Buffer.from(JSON.stringify([claims.teamId, claims.publicId, claims.mode, claims.exp]), 'utf8').toString('base64url');
+  return `${payload}.${sign(secret, payload)}`;
+}
+
+/** The claims of a valid, unexpired token; null for anything else. */
+export function verifyPortalToken(secret: string, token: string, nowSec: number): PortalClaims | null {
+  const [payload, signature, extra] = token.split('.');
+  if (!payload || !signature || extra !== undefined) return null;
+  const expected = Buffer.from(sign(secret, payload));
+  const given = Buffer.from(signature);
+  if (expected.length !== given.length || !crypto.timingSafeEqual(expected, given)) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 4) return null;
+  const [teamId, publicId, mode, exp] = parsed as unknown[];
+  if (typeof teamId !== 'string' || typeof publicId !== 'string' || typeof exp !== 'number') return null;
+  if (mode !== 'view' && mode !== 'edit') return null;
+  if (exp < nowSec) return null;
+  return { teamId, publicId, mode, exp };
+}
+
+/**
+ * Expiry rounded up to the next UTC midnight, so responses of one day carry the same link
+ * instead of a new one per request.
+ */
+export function portalExpiry(mode: PortalMode, now: Date): number {
+  const base = Math.floor(now.getTime() / 1000) + PORTAL_TOKEN_TTL_SEC[mode];
+  return Math.ceil(base / 86_400) * 86_400;
+}

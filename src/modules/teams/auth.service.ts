@@ -1,0 +1,148 @@
+/**
+ * Resolves presented credentials to the caller: a team key, a service key scoped by
+ * `x-tenant-id`, or the published demo token (dry-run). Keys are found by the SHA-256 of
+ * the secret and the hashes compared in constant time. A one-second cache serves hot keys,
+ * so a key deactivated anywhere is refused everywhere within a second.
+ */
+import type { Db } from '../../db/database.js';
+import type { ApiKeyRow, TeamRow } from '../../db/types.js';
+import { ApiError } from '../../shared/errors.js';
+import { hashSecret, safeEqual } from '../../shared/tokens.js';
+import { DEFAULT_TARIFF, tariffFromRow, type Tariff } from './tariffs.js';
+import { countActiveKeysBefore, findApiKeyByHash, findTariff, findTeam } from './teams.repository.js';
+
+export type KeySource = 'x-api-key' | 'authorization' | 'query';
+
+export interface PresentedCredentials {
+  /** The first way present, by the contract's precedence. */
+  source: KeySource | null;
+  secret: string | null;
+  tenantId: string | null;
+  /** Only reads may carry the key in the query string. */
+  isRead: boolean;
+}
+
+export type AuthContext =
+  | { mode: 'demo'; keyId: 0; keyName: 'demo'; teamId: 'demo'; tariff: Tariff; source: KeySource }
+  | {
+      mode: 'live';
+      keyId: number;
+      keyName: string;
+      keyKind: 'team' | 'service';
+      teamId: string;
+      team: TeamRow;
+      tariff: Tariff;
+      source: KeySource;
+    };
+
+interface CachedKey {
+  key: ApiKeyRow | null;
+  /** rank among the team's active keys, for max_api_keys (team keys only) */
+  rank: number;
+  expiresAt: number;
+}
+
+interface CachedTeam {
+  team: TeamRow | null;
+  tariff: Tariff;
+  expiresAt: number;
+}
+
+const CACHE_TTL_MS = 1000;
+const CACHE_MAX = 10_000;
+
+export class AuthService {
+  private readonly keys = new Map<string, CachedKey>();
+  private readonly teams = new Map<string, CachedTeam>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly demoToken: string,
+  ) {}
+
+  async authenticate(creds: PresentedCredentials): Promise<AuthContext> {
+    if (creds.source === null || creds.secret === null) {
+      throw ApiError.unauthorized(
+        'api_key_missing',
+        'send the API key in the x-api-key header, as Authorization: Bearer <key>, or (GET only) as the api_key query parameter',
+      );
+    }
+    if (creds.source === 'query' && !creds.isRead) {
+      throw ApiError.unauthorized(
+        'api_key_missing',
+        'the api_key query parameter is accepted for GET requests only; send the key in the x-api-key or Authorization header',
+      );
+    }
+    if (safeEqual(creds.secret, this.demoToken)) {
+      return { mode: 'demo', keyId: 0, keyName: 'demo', teamId: 'demo', tariff: DEFAULT_TARIFF, source: creds.source };
+    }
+
+    const cached = await this.lookupKey(creds.secret);
+    const key = cached.key;
+    if (!key) throw ApiError.unauthorized('api_key_invalid', 'the API key is not known');
+    if (key.active !== 1) throw ApiError.unauthorized('api_key_inactive', 'the API key has been deactivated');
+
+    let teamId: string;
+    if (key.kind === 'service') {
+      if (!creds.tenantId) {
+        throw new ApiError('tenant_scope_not_resolved', { details: 'a service key needs the x-tenant-id header naming a team' });
+      }
+      teamId = creds.tenantId;
+    } else {
+      teamId = key.team_id as string;
+      if (creds.tenantId && creds.tenantId !== teamId) {
+        throw new ApiError('tenant_scope_not_resolved', { details: 'x-tenant-id names a team this key does not belong to' });
+      }
+    }
+    const team = await this.lookupTeam(teamId);
+    if (!team.team) {
+      throw new ApiError('tenant_scope_not_resolved', { details: 'x-tenant-id does not name an existing team' });
+    }
+    if (key.kind === 'team' && cached.rank >= team.tariff.max_api_keys) {
+      throw ApiError.unauthorized(
+        'api_key_over_tariff_limit',
+        `the team's tariff allows ${team.tariff.max_api_keys} active API key(s); this key is beyond that limit`,
+      );
+    }
+    return {
+      mode: 'live',
+      keyId: key.id,
+      keyName: key.name,
+      keyKind: key.kind,
+      teamId,
+      team: team.team,
+      tariff: team.tariff,
+      source: creds.source,
+    };
+  }
+
+  private async lookupKey(secret: string): Promise<CachedKey> {
+    const hash = hashSecret(secret);
+    const now = Date.now();
+    const hit = this.keys.get(hash);
+    if (hit && hit.expiresAt > now) return hit;
+    const row = await findApiKeyByHash(this.db, hash);
+    // The index found the row by hash; compare again in constant time all the same.
+    const key = row && safeEqual(row.secret_hash, hash) ? row : null;
+    const rank = key?.team_id && key.active === 1 ? await countActiveKeysBefore(this.db, key.team_id, key.id) : 0;
+    const entry = { key, rank, expiresAt: now + CACHE_TTL_MS };
+    remember(this.keys, hash, entry);
+    return entry;
+  }
+
+  private async lookupTeam(teamId: string): Promise<CachedTeam> {
+    const now = Date.now();
+    const hit = this.teams.get(teamId);
+    if (hit && hit.expiresAt > now) return hit;
+    const team = (await findTeam(this.db, teamId)) ?? null;
+    const tariffRow = team?.tariff_id ? await findTariff(this.db, team.tariff_id) : undefined;
+    const entry = { team, tariff: tariffFromRow(tariffRow), expiresAt: now + CACHE_TTL_MS };
+    remember(this.teams, teamId, entry);
+    return entry;
+  }
+}
+
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  if (map.size >= CACHE_MAX) map.clear();
+  map.set(key, value);
+}

@@ -1,0 +1,100 @@
+/** Reads of teams, keys and reference data. Every tenant query takes the team. */
+import type { Executor } from '../../db/database.js';
+import type {
+  ApiKeyRow,
+  BankAccountRow,
+  ManagerRow,
+  OrganizationRow,
+  SignerRow,
+  TariffRow,
+  TeamRow,
+} from '../../db/types.js';
+
+export async function findApiKeyByHash(db: Executor, secretHash: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('secret_hash', '=', secretHash).executeTakeFirst();
+}
+
+/** Number of active keys of the team with an id below `keyId` (the key's rank for max_api_keys). */
+export async function countActiveKeysBefore(db: Executor, teamId: string, keyId: number): Promise<number> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('team_id', '=', teamId)
+    .where('active', '=', 1)
+    .where('id', '<', keyId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function findTeam(db: Executor, teamId: string): Promise<TeamRow | undefined> {
+  return db.selectFrom('teams').selectAll().where('id', '=', teamId).executeTakeFirst();
+}
+
+export async function findTariff(db: Executor, tariffId: string): Promise<TariffRow | undefined> {
+  return db.selectFrom('tariffs').selectAll().where('id', '=', tariffId).executeTakeFirst();
+}
+
+export async function listOrganizations(db: Executor, teamId: string): Promise<OrganizationRow[]> {
+  return db.selectFrom('organizations').selectAll().where('team_id', '=', teamId).orderBy('sort_order').orderBy('id').execute();
+}
+
+export async function listBankAccounts(db: Executor, teamId: string): Promise<BankAccountRow[]> {
+  return db.selectFrom('bank_accounts').selectAll().where('team_id', '=', teamId).orderBy('sort_order').orderBy('id').execute();
+}
+
+export async function listManagers(db: Executor, teamId: string): Promise<ManagerRow[]> {
+  return db.selectFrom('managers').selectAll().where('team_id', '=', teamId).orderBy('sort_order').orderBy('id').execute();
+}
+
+export async function listSigners(db: Executor, teamId: string): Promise<SignerRow[]> {
+  return db.selectFrom('signers').selectAll().where('team_id', '=', teamId).orderBy('sort_order').orderBy('id').execute();
+}
+
+export async function nextApiKeyId(db: Executor): Promise<number> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.max<number | string | null>('id').as('max'))
+    .executeTakeFirstOrThrow();
+  return Number(row.max ?? 0) + 1;
+}
+
+export async function insertApiKey(
+  db: Executor,
+  key: { id: number; teamId: string; name: string; secretHash: string; now: string },
+): Promise<void> {
+  await db
+    .insertInto('api_keys')
+    .values({
+      id: key.id,
+      team_id: key.teamId,
+      kind: 'team',
+      name: key.name,
+      secret_hash: key.secretHash,
+      active: 1,
+      created_at: key.now,
+      updated_at: key.now,
+    })
+    .execute();
+}
+
+export async function setApiKeyActive(db: Executor, keyId: number, active: boolean, now: string): Promise<number> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ active: active ? 1 : 0, updated_at: now })
+    .where('id', '=', keyId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export async function getSetting(db: Executor, key: string): Promise<string | undefined> {
+  const row = await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
+  return row?.value;
+}
+
+/** Inserts the setting unless present and returns the stored value (first writer wins). */
+export async function ensureSetting(db: Executor, key: string, value: string): Promise<string> {
+  await db.insertInto('settings').values({ key, value }).onConflict((oc) => oc.column('key').doNothing()).execute();
+  const stored = await getSetting(db, key);
+  if (stored === undefined) throw new Error(`setting ${key} vanished`);
+  return stored;
+}

@@ -1,0 +1,72 @@
+/**
+ * The app on a freshly migrated database, bootstrapped with the fixture teams, driven with
+ * `inject()`. Every response that `call()` returns has been checked against the published
+ * OpenAPI document.
+ */
+import { PassThrough } from 'node:stream';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp, type App } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
+import { MemoryStore } from '../../src/http/rate-limit/memory-store.js';
+import type { RateLimitStore } from '../../src/http/rate-limit/rate-limit.types.js';
+import { applyBootstrap, parseBootstrap } from '../../src/modules/teams/bootstrap.js';
+import { systemClock } from '../../src/shared/clock.js';
+import { createTestDb, type TestDatabase } from './db.js';
+import { bootstrapFixture } from './fixtures.js';
+import { SpecValidator } from './openapi.js';
+
+export interface TestApp {
+  app: App;
+  db: TestDatabase;
+  config: Config;
+  /** Every log line the app wrote. */
+  logs: string[];
+  call(options: InjectOptions): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  bootstrap?: unknown | null;
+  rateLimitStore?: RateLimitStore;
+  db?: TestDatabase;
+}
+
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const db = options.db ?? (await createTestDb());
+  const config: Config = {
+    ...loadConfig({ INVOICING_IP_RATE_PER_SEC: '100000', LOG_LEVEL: 'info', ...options.env }),
+    database: db.target,
+  };
+  const bootstrap = options.bootstrap === undefined ? bootstrapFixture() : options.bootstrap;
+  if (bootstrap !== null) await applyBootstrap(db.db, parseBootstrap(JSON.stringify(bootstrap)), systemClock);
+
+  const logs: string[] = [];
+  const logStream = new PassThrough();
+  logStream.on('data', (chunk: Buffer) => logs.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
+
+  const store = options.rateLimitStore ?? new MemoryStore();
+  const app = await buildApp({ config, database: db, rateLimitStore: store, logStream });
+  await app.ready();
+  const validator = new SpecValidator(app.swagger() as never);
+
+  return {
+    app,
+    db,
+    config,
+    logs,
+    async call(injectOptions) {
+      const response = await app.inject(injectOptions);
+      const contentType = String(response.headers['content-type'] ?? '');
+      if (contentType.startsWith('application/json')) {
+        validator.check(String(injectOptions.method ?? 'GET'), String(injectOptions.url), response.statusCode, contentType, response.json());
+      }
+      return response;
+    },
+    async close() {
+      await app.close();
+      if (!options.rateLimitStore) await store.close();
+      if (!options.db) await db.drop();
+    },
+  };
+}
