@@ -19,9 +19,10 @@ import type { RateLimitStore } from './http/rate-limit/rate-limit.types.js';
 import { generateRequestId } from './http/request-id.js';
 import { registerOperationsRoutes } from './http/operations.routes.js';
 import { catalogRoutes, CatalogService } from './modules/catalog/index.js';
+import { invoiceRoutes, InvoiceService } from './modules/invoices/index.js';
 import { AuthService } from './modules/teams/index.js';
 import { ErrorBody } from './shared/schemas.js';
-import type { Clock } from './shared/clock.js';
+import { systemClock, type Clock } from './shared/clock.js';
 
 /** 5 MB as the spec counts it: 5 × 1024 × 1024 bytes. */
 export const BODY_LIMIT_BYTES = 5_242_880;
@@ -30,6 +31,8 @@ export interface AppDeps {
   config: Config;
   database: DatabaseHandle;
   rateLimitStore: RateLimitStore;
+  /** Signs portal links: INVOICING_SECRET, or the one generated and kept in the database. */
+  secret: string;
   clock?: Clock;
   /** Where JSON log lines go (default stdout); tests pass a stream to inspect them. */
   logStream?: DestinationStream;
@@ -39,6 +42,7 @@ export type App = FastifyInstance;
 
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database } = deps;
+  const clock = deps.clock ?? systemClock;
   const logger: FastifyBaseLogger = pino(loggerOptions(config.logLevel), deps.logStream ?? pino.destination(1));
 
   const app = Fastify({
@@ -88,6 +92,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     api.addHook('onRequest', authHook(auth));
     api.addHook('onRequest', limiter.limitByKeyAndTeam);
     await api.register(catalogRoutes, { catalog: new CatalogService(database.db) });
+    const invoices = new InvoiceService({
+      db: database.db,
+      clock,
+      bases: { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret: deps.secret },
+      demoPublicId: config.demoPublicId,
+    });
+    await api.register(invoiceRoutes, { invoices });
   });
   methodGuard.addRefusals();
   return app;

@@ -15,6 +15,9 @@ import { createTestDb, type TestDatabase } from './db.js';
 import { bootstrapFixture } from './fixtures.js';
 import { SpecValidator } from './openapi.js';
 
+/** The portal-link signing secret of test apps. */
+export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789abcdef';
+
 export interface TestApp {
   app: App;
   db: TestDatabase;
@@ -30,6 +33,8 @@ export interface TestAppOptions {
   bootstrap?: unknown | null;
   rateLimitStore?: RateLimitStore;
   db?: TestDatabase;
+  /** Runs after buildApp and before ready(), e.g. to register a test-only route. */
+  beforeReady?: (app: App) => void | Promise<void>;
 }
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -46,7 +51,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   logStream.on('data', (chunk: Buffer) => logs.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
 
   const store = options.rateLimitStore ?? new MemoryStore();
-  const app = await buildApp({ config, database: db, rateLimitStore: store, logStream });
+  const app = await buildApp({ config, database: db, rateLimitStore: store, logStream, secret: TEST_SECRET });
+  await options.beforeReady?.(app);
   await app.ready();
   const validator = new SpecValidator(app.swagger() as never);
 

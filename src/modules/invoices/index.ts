@@ -1,1 +1,3 @@
 export * from './statuses.js';
+export { invoiceRoutes } from './invoice.routes.js';
+export { InvoiceService } from './invoice.service.js';

@@ -6,6 +6,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { CURRENCY_CODES } from '../../shared/reference.js';
+import { ref } from '../../shared/schemas.js';
 import { InvoiceStatus } from './invoice.schemas.js';
 
 const S = (description: string, extra: object = {}) => Type.String({ description, ...extra });
@@ -96,14 +97,14 @@ const envelopeFields = {
 
 export const CreateInvoiceBody = Type.Union(
   [
-    Type.Object({ invoice: InvoicePayload, ...envelopeFields }, { additionalProperties: true, title: 'Envelope' }),
-    Type.Intersect([InvoicePayload, Type.Object(envelopeFields)], { title: 'Document at the root' }),
+    Type.Object({ invoice: ref(InvoicePayload), ...envelopeFields }, { additionalProperties: true, title: 'Envelope' }),
+    Type.Intersect([ref(InvoicePayload), Type.Object(envelopeFields)], { title: 'Document at the root' }),
   ],
   { description: 'The document in `invoice`, or the document itself at the root (with the envelope fields beside it).' },
 );
 
 export const UpdateInvoiceBody = Type.Object(
-  { invoice: InvoicePayload, ...envelopeFields },
+  { invoice: ref(InvoicePayload), ...envelopeFields },
   { additionalProperties: true, description: 'The full document in `invoice` (partial updates are not supported).' },
 );
 

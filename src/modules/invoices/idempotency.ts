@@ -1,0 +1,111 @@
+/**
+ * Idempotency-Key on POST: the first request with a key claims it (a `pending` row); its
+ * response is recorded in the same transaction as the document, so a retry either replays
+ * exactly that response or, while the first is still running, is told to wait. A key reused
+ * with another body within 24 hours is refused.
+ */
+import crypto from 'node:crypto';
+import type { Transaction } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { Database } from '../../db/types.js';
+import { ApiError } from '../../shared/errors.js';
+import { isoNow, type Clock } from '../../shared/clock.js';
+import type { InvoiceWriteResponse } from './invoice.schemas.js';
+import type { WriteOutcome } from './invoice.service.js';
+
+const TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Hash of the request body with object keys sorted, so key order does not matter. */
+export function requestHash(body: unknown): string {
+  const canonical = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(canonical);
+    if (v && typeof v === 'object') {
+      return Object.fromEntries(
+        Object.keys(v as Record<string, unknown>)
+          .sort()
+          .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+      );
+    }
+    return v;
+  };
+  return crypto.createHash('sha256').update(JSON.stringify(canonical(body) ?? null)).digest('hex');
+}
+
+export class IdempotencyStore {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  async run(
+    teamId: string,
+    key: string,
+    hash: string,
+    work: (onCommit: (trx: Transaction<Database>, outcome: WriteOutcome) => Promise<void>) => Promise<WriteOutcome>,
+  ): Promise<WriteOutcome> {
+    const now = this.clock.now();
+    const existing = await this.claim(teamId, key, hash, now);
+    if (existing) return existing;
+    try {
+      return await work(async (trx, outcome) => {
+        await trx
+          .updateTable('idempotency_keys')
+          .set({ state: 'done', response_status: outcome.status, response_body: JSON.stringify(outcome.body) })
+          .where('team_id', '=', teamId)
+          .where('idem_key', '=', key)
+          .execute();
+      });
+    } catch (err) {
+      // Nothing was stored: release the key so a corrected retry can run.
+      await this.db.deleteFrom('idempotency_keys').where('team_id', '=', teamId).where('idem_key', '=', key).where('state', '=', 'pending').execute();
+      throw err;
+    }
+  }
+
+  /** Claims the key, or returns the replay of a finished request, or throws for a conflict. */
+  private async claim(teamId: string, key: string, hash: string, now: Date): Promise<WriteOutcome | null> {
+    const nowIso = now.toISOString();
+    await this.db.deleteFrom('idempotency_keys').where('team_id', '=', teamId).where('expires_at', '<', nowIso).execute();
+    try {
+      await this.db
+        .insertInto('idempotency_keys')
+        .values({
+          team_id: teamId,
+          idem_key: key,
+          request_hash: hash,
+          state: 'pending',
+          response_status: null,
+          response_body: null,
+          created_at: nowIso,
+          expires_at: new Date(now.getTime() + TTL_MS).toISOString(),
+        })
+        .execute();
+      return null;
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+    }
+    const row = await this.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('team_id', '=', teamId)
+      .where('idem_key', '=', key)
+      .executeTakeFirst();
+    if (!row) throw new ApiError('idempotency_request_in_progress', { details: 'retry in a moment' }, { 'retry-after': '1' });
+    if (row.request_hash !== hash) {
+      throw new ApiError('idempotency_key_reused', {
+        details: 'this Idempotency-Key was used within 24 hours with a different request body',
+      });
+    }
+    if (row.state !== 'done' || row.response_body === null) {
+      throw new ApiError(
+        'idempotency_request_in_progress',
+        { details: 'a request with this Idempotency-Key is still being processed; retry in a moment' },
+        { 'retry-after': '1' },
+      );
+    }
+    const body = JSON.parse(row.response_body) as InvoiceWriteResponse;
+    return { status: row.response_status === 207 ? 207 : 200, body, etag: body.api.etag, replayed: true };
+  }
+}
+

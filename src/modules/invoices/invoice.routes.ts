@@ -1,0 +1,162 @@
+/** Documents API routes (spec section 4): parse → service → reply. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { requireAuth } from '../../http/auth.js';
+import { API_SECURITY } from '../../http/openapi.js';
+import { errorResponses, ref } from '../../shared/schemas.js';
+import {
+  CreateInvoiceBody,
+  InvoiceList,
+  InvoicePayload,
+  InvoiceRevisionList,
+  ListQuery,
+  PublicIdParams,
+  UpdateInvoiceBody,
+  WriteHeaders,
+} from './invoice-requests.schemas.js';
+import { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
+import type { InvoiceService, RequestInfo, WriteOutcome } from './invoice.service.js';
+
+/** Body errors are collected by the service's own validation (every path at once), not by ajv. */
+function rethrowNonBodyValidation(request: FastifyRequest): void {
+  const error = request.validationError as (Error & { validationContext?: string }) | undefined;
+  if (error && error.validationContext !== 'body') throw error;
+}
+
+function requestInfo(request: FastifyRequest): RequestInfo {
+  return { host: request.host, requestId: String(request.id) };
+}
+
+function sendWrite(reply: FastifyReply, outcome: WriteOutcome) {
+  reply.header('ETag', outcome.etag);
+  if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+  return reply.code(outcome.status).send(outcome.body);
+}
+
+const writeDescription = (what: string) =>
+  `${what} The seller must match an active organization of the team by INN (403 seller_org_not_allowed) within the tariff's organization limit (403 seller_org_over_tariff_limit); seller requisites the payload omits are filled from the organization and its default bank account. Totals are computed in decimal arithmetic, rounded half-up to kopecks per line. 207 means the document is saved and some planned e-mails were not sent. With the demo token nothing is stored (dry-run).`;
+
+export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService }> = async (app, { invoices }) => {
+  app.addSchema(InvoicePayload);
+  app.addSchema(InvoiceDetail);
+  app.addSchema(InvoiceWriteResponse);
+  app.addSchema(InvoiceList);
+  app.addSchema(InvoiceRevisionList);
+
+  app.post(
+    '/api/v1/invoices',
+    {
+      attachValidation: true,
+      schema: {
+        operationId: 'createInvoice',
+        summary: 'Create an invoice',
+        description: writeDescription(
+          'Creates a document (editor_mode=api). The document goes at the root or in `invoice`. `Idempotency-Key` makes retries safe.',
+        ),
+        tags: ['invoices'],
+        security: API_SECURITY,
+        headers: WriteHeaders,
+        body: CreateInvoiceBody,
+        response: {
+          200: ref(InvoiceWriteResponse, 'Created.'),
+          207: ref(InvoiceWriteResponse, 'Created; some planned e-mails were not sent (see `notifications`).'),
+          ...errorResponses(400, 401, 403, 409, 413, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      rethrowNonBodyValidation(request);
+      const outcome = await invoices.create(requireAuth(request), request.body, {
+        ...requestInfo(request),
+        idempotencyKey: request.headers['idempotency-key'] ?? null,
+      });
+      return sendWrite(reply, outcome);
+    },
+  );
+
+  app.put(
+    '/api/v1/invoices/:public_id',
+    {
+      attachValidation: true,
+      schema: {
+        operationId: 'updateInvoice',
+        summary: 'Fully update an invoice',
+        description: writeDescription(
+          'Replaces the document with the full one in `invoice` (partial updates: 400 partial_update_not_supported). `If-Match` with the ETag refuses a lost update (409 revision_conflict). The previous revision is kept.',
+        ),
+        tags: ['invoices'],
+        security: API_SECURITY,
+        params: PublicIdParams,
+        headers: WriteHeaders,
+        body: UpdateInvoiceBody,
+        response: {
+          200: ref(InvoiceWriteResponse, 'Updated.'),
+          207: ref(InvoiceWriteResponse, 'Updated; some planned e-mails were not sent.'),
+          ...errorResponses(400, 401, 403, 404, 409, 413, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      rethrowNonBodyValidation(request);
+      const outcome = await invoices.update(requireAuth(request), request.params.public_id, request.body, {
+        ...requestInfo(request),
+        ifMatch: request.headers['if-match'] ?? null,
+      });
+      return sendWrite(reply, outcome);
+    },
+  );
+
+  app.get(
+    '/api/v1/invoices/:public_id',
+    {
+      schema: {
+        operationId: 'getInvoice',
+        summary: 'Read an invoice',
+        description:
+          "The document with its links, status, validation, metadata, totals and QR. Another team's document is 404 document_not_found. With the demo token: the sample document for the demo id, 404 with `demo_public_id` otherwise.",
+        tags: ['invoices'],
+        security: API_SECURITY,
+        params: PublicIdParams,
+        response: { 200: ref(InvoiceDetail, 'The document.'), ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      const detail = await invoices.get(requireAuth(request), request.params.public_id, requestInfo(request));
+      reply.header('ETag', detail.etag);
+      return detail.body;
+    },
+  );
+
+  app.get(
+    '/api/v1/invoices/:public_id/revisions',
+    {
+      schema: {
+        operationId: 'listInvoiceRevisions',
+        summary: 'Previous revisions of an invoice',
+        description: 'Every revision an update replaced, newest first, with the document as it was.',
+        tags: ['invoices'],
+        security: API_SECURITY,
+        params: PublicIdParams,
+        response: { 200: ref(InvoiceRevisionList, 'The revisions.'), ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request) => invoices.revisions(requireAuth(request), request.params.public_id),
+  );
+
+  app.get(
+    '/api/v1/invoices',
+    {
+      schema: {
+        operationId: 'listInvoices',
+        summary: 'List invoices',
+        description:
+          '`q` matches a case-insensitive substring of the number, seller or buyer name or INN; `date_from`/`date_to` are inclusive bounds on the document date; `updated_since` returns documents modified at or after an instant. Ordered by date descending, then creation descending. `limit` 1–200 (default 50), `offset` ≥ 0; anything else is 400 invalid_query.',
+        tags: ['invoices'],
+        security: API_SECURITY,
+        querystring: ListQuery,
+        response: { 200: ref(InvoiceList, 'A page of documents.'), ...errorResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => invoices.list(requireAuth(request), request.query, requestInfo(request)),
+  );
+};

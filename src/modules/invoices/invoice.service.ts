@@ -1,0 +1,446 @@
+/**
+ * The documents service: the rules of create, full update, read and list (spec 2–4,
+ * contract 4). Owns the transactions; SQL lives in the repository, the response in the view.
+ */
+import type { Transaction } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { Database, InvoiceRow, ShareLinkRow } from '../../db/types.js';
+import { normalizeSearchText } from '../../db/text-search.js';
+import { ApiError } from '../../shared/errors.js';
+import { isoNow, type Clock } from '../../shared/clock.js';
+import { randomToken } from '../../shared/tokens.js';
+import type { LinkBases } from '../sharing/index.js';
+import type { AuthContext } from '../teams/index.js';
+import { parseWriteEnvelope, type WriteEnvelope } from './envelope.js';
+import { IdempotencyStore, requestHash } from './idempotency.js';
+import type { InvoiceList, InvoiceRevisionList, ListQuery } from './invoice-requests.schemas.js';
+import { buildListItem, buildRevisionList, DemoDocuments } from './invoice-read.js';
+import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
+import { buildInvoiceResponse, etagOf, nothingPlanned, serviceRestriction, totalsOf, type ViewContext } from './invoice.view.js';
+import * as repo from './invoice.repository.js';
+import { resolveSeller, type ResolvedSeller } from './seller.js';
+import { canMoveSellerStatus, isLocked, type SellerStatus } from './statuses.js';
+import { syncShareLinks, newShareLinks } from './share-links.js';
+import { requisiteWarnings, toApiError, validateInvoice, type NormalizedInvoice, type ValidationIssue } from './validation.js';
+
+export interface RequestInfo {
+  host: string;
+  requestId: string;
+}
+
+export interface WriteOutcome {
+  status: 200 | 207;
+  body: InvoiceWriteResponse;
+  etag: string;
+  replayed: boolean;
+}
+
+export interface InvoiceServiceDeps {
+  db: Db;
+  clock: Clock;
+  bases: LinkBases;
+  demoPublicId: string;
+}
+
+/** A validated, seller-resolved document ready to store. */
+interface PreparedWrite {
+  envelope: WriteEnvelope;
+  invoice: NormalizedInvoice;
+  resolved: ResolvedSeller;
+  warnings: ValidationIssue[];
+}
+
+const MAX_UPDATE_ATTEMPTS = 5;
+
+/** The columns a write sets from the document; the rest belong to the document's life. */
+export type WriteValues = Omit<
+  InvoiceRow,
+  | 'team_id'
+  | 'public_id'
+  | 'revision'
+  | 'package_public_id'
+  | 'created_at'
+  | 'buyer_status'
+  | 'created_by_login'
+  | 'api_created_at'
+  | 'api_updated_at'
+  | 'notifications'
+  | 'viewed_at'
+  | 'payment_reported_at'
+>;
+
+export class InvoiceService {
+  private readonly idempotency: IdempotencyStore;
+  private readonly demo: DemoDocuments;
+
+  constructor(private readonly deps: InvoiceServiceDeps) {
+    this.idempotency = new IdempotencyStore(deps.db, deps.clock);
+    this.demo = new DemoDocuments(deps.bases, deps.demoPublicId);
+  }
+
+  async create(auth: AuthContext, body: unknown, info: RequestInfo & { idempotencyKey: string | null }): Promise<WriteOutcome> {
+    const envelope = parseWriteEnvelope(body, 'POST');
+    if (auth.mode === 'demo') return this.demoWrite(auth, envelope, null, info);
+    const live = auth;
+    const run = (onCommit?: OnCommit) => this.createLive(live, envelope, info, onCommit);
+    if (!info.idempotencyKey) return run();
+    return this.idempotency.run(live.teamId, info.idempotencyKey, requestHash(body), run);
+  }
+
+  async update(
+    auth: AuthContext,
+    publicId: string,
+    body: unknown,
+    info: RequestInfo & { ifMatch: string | null },
+  ): Promise<WriteOutcome> {
+    const envelope = parseWriteEnvelope(body, 'PUT');
+    if (auth.mode === 'demo') {
+      if (publicId !== this.deps.demoPublicId) throw this.demo.notFound(publicId);
+      return this.demoWrite(auth, envelope, publicId, info);
+    }
+    const invoice = this.validate(envelope);
+    if (invoice.public_id !== undefined && invoice.public_id !== publicId) {
+      throw new ApiError('public_id_mismatch', {
+        details: `invoice.public_id "${invoice.public_id}" differs from the path "${publicId}"`,
+        document_public_id: publicId,
+        document_kind: 'invoice',
+      });
+    }
+    for (let attempt = 1; ; attempt++) {
+      const current = await repo.findInvoice(this.deps.db, auth.teamId, publicId);
+      if (!current) throw notFound(publicId);
+      if (info.ifMatch && info.ifMatch.trim() !== '*' && !etagMatches(info.ifMatch, current)) {
+        throw new ApiError('revision_conflict', {
+          details: `If-Match ${info.ifMatch} does not match the current revision ${etagOf(publicId, current.revision)}`,
+          document_public_id: publicId,
+          document_kind: 'invoice',
+        });
+      }
+      const prepared = await this.prepare(auth, envelope, invoice);
+      const outcome = await this.updateLive(auth, current, prepared, info);
+      if (outcome) return outcome;
+      // Another update won the race: with If-Match that is a conflict, without it try again.
+      if (info.ifMatch || attempt >= MAX_UPDATE_ATTEMPTS) {
+        throw new ApiError('revision_conflict', {
+          details: 'the document was changed by another request; read it again and retry',
+          document_public_id: publicId,
+          document_kind: 'invoice',
+        });
+      }
+    }
+  }
+
+  async get(auth: AuthContext, publicId: string, info: RequestInfo): Promise<{ body: InvoiceDetail; etag: string }> {
+    if (auth.mode === 'demo') return this.demo.get(auth, publicId, info, this.deps.clock.now());
+    const row = await repo.findInvoice(this.deps.db, auth.teamId, publicId);
+    if (!row) throw notFound(publicId);
+    const links = await repo.listShareLinks(this.deps.db, auth.teamId, publicId);
+    const body = buildInvoiceResponse(row, links, this.viewContext(auth, info, storedNotifications(row)));
+    return { body, etag: etagOf(publicId, row.revision) };
+  }
+
+  async list(auth: AuthContext, query: ListQuery, info: RequestInfo): Promise<InvoiceList> {
+    const limit = query.limit ?? 50;
+    const offset = query.offset ?? 0;
+    if (query.date_from && query.date_to && query.date_from > query.date_to) {
+      throw new ApiError('invalid_query', { details: 'date_from is after date_to' });
+    }
+    if (auth.mode === 'demo') return this.demo.list(auth, info, this.deps.clock.now(), { limit, offset });
+    const q = query.q?.trim();
+    const { rows, total } = await repo.listInvoices(this.deps.db, auth.teamId, {
+      q: q === '' ? undefined : q,
+      dateFrom: query.date_from,
+      dateTo: query.date_to,
+      updatedSince: query.updated_since ? new Date(query.updated_since).toISOString() : undefined,
+      limit,
+      offset,
+    });
+    return { ok: true, total, limit, offset, items: rows.map((r) => buildListItem(r, this.deps.bases, auth.tariff)) };
+  }
+
+  async revisions(auth: AuthContext, publicId: string): Promise<InvoiceRevisionList> {
+    if (auth.mode === 'demo') {
+      if (publicId !== this.deps.demoPublicId) throw this.demo.notFound(publicId);
+      return { ok: true, public_id: publicId, current_revision: 1, revisions: [] };
+    }
+    const row = await repo.findInvoice(this.deps.db, auth.teamId, publicId);
+    if (!row) throw notFound(publicId);
+    return buildRevisionList(row, await repo.listRevisions(this.deps.db, auth.teamId, publicId));
+  }
+
+  // ---------------------------------------------------------------------------------------
+
+  private validate(envelope: WriteEnvelope): NormalizedInvoice {
+    const result = validateInvoice(envelope.document);
+    if (!result.ok) throw toApiError(result);
+    return result.invoice;
+  }
+
+  private async prepare(auth: AuthContext, envelope: WriteEnvelope, invoice: NormalizedInvoice): Promise<PreparedWrite> {
+    const resolved =
+      auth.mode === 'demo'
+        ? this.demo.resolveSeller(invoice.seller, auth.tariff.max_organizations)
+        : await resolveSeller(this.deps.db, auth.teamId, invoice.seller, auth.tariff.max_organizations);
+    if (envelope.notify && invoice.public_share_enabled === false) {
+      throw new ApiError('sending_restricted', {
+        details: 'notifications need the share links, but public_share_enabled is false; nothing was saved',
+      });
+    }
+    const filled: NormalizedInvoice = { ...invoice, seller: resolved.seller };
+    // Seller warnings describe the requisites as filled in, i.e. as they will be printed.
+    const result = validateInvoice(filled);
+    const base = result.ok ? result.warnings : [];
+    const warnings = [...base.filter((w) => !w.field.startsWith('seller.')), ...requisiteWarnings(resolved.seller, 'seller')];
+    return { envelope, invoice: filled, resolved, warnings };
+  }
+
+  private rowFor(
+    auth: Extract<AuthContext, { mode: 'live' }> | Extract<AuthContext, { mode: 'demo' }>,
+    prepared: PreparedWrite,
+    publicId: string,
+    now: string,
+    sellerStatus: SellerStatus,
+    info: RequestInfo,
+  ): WriteValues {
+    const { invoice, resolved, warnings } = prepared;
+    const totals = totalsOf(invoice);
+    const restriction = serviceRestriction(auth.tariff);
+    const stored = { ...invoice, public_id: publicId, seller_status: sellerStatus };
+    return {
+      number: invoice.number,
+      date: invoice.date,
+      currency: invoice.currency,
+      direction: invoice.invoice_direction,
+      seller_org_id: resolved.organization.id,
+      seller_inn: resolved.seller.inn,
+      seller_name: String(resolved.seller.name ?? resolved.organization.name),
+      buyer_inn: typeof invoice.buyer.inn === 'string' && invoice.buyer.inn !== '' ? invoice.buyer.inn : null,
+      buyer_name: invoice.buyer.name,
+      search_text: normalizeSearchText(
+        invoice.number,
+        String(resolved.seller.name ?? ''),
+        resolved.seller.inn,
+        invoice.buyer.name,
+        typeof invoice.buyer.inn === 'string' ? invoice.buyer.inn : null,
+      ),
+      seller_status: sellerStatus,
+      service_status: restriction ? 'restricted' : 'active',
+      service_status_reason: restriction,
+      editor_mode: 'api',
+      source_type: 'api',
+      subtotal: totals.subtotal,
+      vat_total: totals.vat_total,
+      total: totals.total,
+      public_share_enabled: invoice.public_share_enabled ? 1 : 0,
+      information_system: invoice.information_system ?? null,
+      seller_edo_id: resolved.organization.edo_id,
+      buyer_edo_id: invoice.buyer_edo_id ?? null,
+      document: JSON.stringify(stored),
+      validation: JSON.stringify({ valid: true, errors: [], warnings }),
+      last_modified_at: now,
+      last_modified_by_login: prepared.envelope.actorLogin,
+      api_key_id: auth.keyId,
+      api_key_name: auth.keyName,
+      api_request_host: info.host,
+    };
+  }
+
+  private async createLive(
+    auth: Extract<AuthContext, { mode: 'live' }>,
+    envelope: WriteEnvelope,
+    info: RequestInfo,
+    onCommit?: OnCommit,
+  ): Promise<WriteOutcome> {
+    const invoice = this.validate(envelope);
+    const prepared = await this.prepare(auth, envelope, invoice);
+    const publicId = invoice.public_id ?? randomToken(16);
+    if (invoice.public_id && (await repo.publicIdTaken(this.deps.db, publicId))) throw conflict(publicId);
+    const now = isoNow(this.deps.clock);
+    const row: InvoiceRow = {
+      ...this.rowFor(auth, prepared, publicId, now, invoice.seller_status ?? 'issued', info),
+      team_id: auth.teamId,
+      public_id: publicId,
+      revision: 1,
+      package_public_id: randomToken(16),
+      buyer_status: 'not_sent',
+      created_at: now,
+      created_by_login: envelope.actorLogin,
+      api_created_at: now,
+      api_updated_at: null,
+      notifications: null,
+      viewed_at: null,
+      payment_reported_at: null,
+    } as InvoiceRow;
+    const links = newShareLinks(auth.teamId, publicId, invoice.api_recipients, now);
+    const outcome = this.outcome(auth, row, links, info, envelope.notify);
+    try {
+      await this.deps.db.transaction().execute(async (trx) => {
+        await repo.insertInvoice(trx, row);
+        await repo.replaceItems(trx, auth.teamId, publicId, itemRows(auth.teamId, publicId, prepared.invoice));
+        await repo.insertShareLinks(trx, links);
+        await onCommit?.(trx, outcome);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict(publicId);
+      throw err;
+    }
+    return outcome;
+  }
+
+  /** Applies the update if the stored revision is still `current`; null when another update won. */
+  private async updateLive(
+    auth: Extract<AuthContext, { mode: 'live' }>,
+    current: InvoiceRow,
+    prepared: PreparedWrite,
+    info: RequestInfo,
+  ): Promise<WriteOutcome | null> {
+    const publicId = current.public_id;
+    const from = current.seller_status as SellerStatus;
+    const to = prepared.invoice.seller_status ?? from;
+    const now = isoNow(this.deps.clock);
+    const values = this.rowFor(auth, prepared, publicId, now, to, info);
+    if (isLocked(from) && (to !== from || values.document !== current.document)) {
+      throw new ApiError('document_locked', {
+        details: `the document is ${from} and accepts no other change`,
+        document_public_id: publicId,
+        document_kind: 'invoice',
+      });
+    }
+    if (!canMoveSellerStatus(from, to)) {
+      throw new ApiError('invalid_status_transition', {
+        details: `seller_status cannot move from ${from} to ${to}`,
+        document_public_id: publicId,
+        document_kind: 'invoice',
+      });
+    }
+    const next: InvoiceRow = { ...current, ...values, revision: current.revision + 1, api_updated_at: now } as InvoiceRow;
+    let links: ShareLinkRow[] = [];
+    const applied = await this.deps.db.transaction().execute(async (trx) => {
+      const ok = await repo.updateInvoice(trx, auth.teamId, publicId, current.revision, {
+        ...values,
+        revision: next.revision,
+        api_updated_at: now,
+      });
+      if (!ok) return false;
+      await repo.insertRevision(trx, {
+        team_id: auth.teamId,
+        public_id: publicId,
+        revision: current.revision,
+        document: current.document,
+        seller_status: current.seller_status,
+        total: current.total,
+        editor_mode: current.editor_mode,
+        modified_at: current.last_modified_at,
+        modified_by_login: current.last_modified_by_login,
+        api_key_id: current.api_key_id,
+        superseded_at: now,
+      });
+      await repo.replaceItems(trx, auth.teamId, publicId, itemRows(auth.teamId, publicId, prepared.invoice));
+      links = await syncShareLinks(trx, auth.teamId, publicId, prepared.invoice.api_recipients, now);
+      return true;
+    });
+    if (!applied) return null;
+    return this.outcome(auth, next, links, info, prepared.envelope.notify);
+  }
+
+  private async demoWrite(
+    auth: Extract<AuthContext, { mode: 'demo' }>,
+    envelope: WriteEnvelope,
+    pathId: string | null,
+    info: RequestInfo,
+  ): Promise<WriteOutcome> {
+    const invoice = this.validate(envelope);
+    if (pathId !== null && invoice.public_id !== undefined && invoice.public_id !== pathId) {
+      throw new ApiError('public_id_mismatch', { details: `invoice.public_id differs from the path "${pathId}"` });
+    }
+    const prepared = await this.prepare(auth, envelope, invoice);
+    const now = isoNow(this.deps.clock);
+    const publicId = pathId ?? invoice.public_id ?? randomToken(16);
+    const base = this.rowFor(auth, prepared, publicId, now, invoice.seller_status ?? 'issued', info);
+    const { row, links } = this.demo.dryRunRow(base, publicId, now, invoice.api_recipients);
+    return this.outcome(auth, row, links, info, envelope.notify, { public_id: publicId, package_public_id: row.package_public_id });
+  }
+
+  private outcome(
+    auth: AuthContext,
+    row: InvoiceRow,
+    links: ShareLinkRow[],
+    info: RequestInfo,
+    notifyRequested: boolean,
+    demoGuids?: Record<string, string>,
+  ): WriteOutcome {
+    const notifications = nothingPlanned(row.public_id, notifyRequested);
+    const ctx = this.viewContext(auth, info, notifications, demoGuids);
+    const body = buildInvoiceResponse(row, links, ctx);
+    return { status: 200, body, etag: etagOf(row.public_id, row.revision), replayed: false };
+  }
+
+  private viewContext(
+    auth: AuthContext,
+    info: RequestInfo,
+    notifications: InvoiceWriteResponse['notifications'],
+    demoGuids?: Record<string, string>,
+  ): ViewContext {
+    return {
+      bases: this.deps.bases,
+      now: this.deps.clock.now(),
+      tariff: auth.tariff,
+      caller: { keyId: auth.keyId, keyName: auth.keyName },
+      request: info,
+      notifications,
+      ...(demoGuids ? { demo: { guids: demoGuids } } : {}),
+    };
+  }
+}
+
+/** Work done inside the document's transaction (the idempotency record). */
+export type OnCommit = (trx: Transaction<Database>, outcome: WriteOutcome) => Promise<void>;
+
+function itemRows(teamId: string, publicId: string, invoice: NormalizedInvoice) {
+  const totals = totalsOf(invoice);
+  return invoice.items.map((item, i) => {
+    const line = totals.lines[i];
+    if (!line) throw new Error('totals and items disagree');
+    return {
+      team_id: teamId,
+      public_id: publicId,
+      line_no: i + 1,
+      name: item.name,
+      qty: String(item.qty),
+      unit: item.unit,
+      price: String(item.price),
+      vat_pct: item.vat_pct === null ? null : String(item.vat_pct),
+      amount: line.amount,
+      net: line.net,
+      vat: line.vat,
+      gross: line.gross,
+    };
+  });
+}
+
+function storedNotifications(row: InvoiceRow): InvoiceWriteResponse['notifications'] {
+  return row.notifications ? (JSON.parse(row.notifications) as InvoiceWriteResponse['notifications']) : nothingPlanned(row.public_id, false);
+}
+
+function etagMatches(ifMatch: string, row: InvoiceRow): boolean {
+  const current = etagOf(row.public_id, row.revision);
+  return ifMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === current);
+}
+
+function notFound(publicId: string): ApiError {
+  return new ApiError('document_not_found', {
+    details: `no document ${publicId} in this team`,
+    document_public_id: publicId,
+    document_kind: 'invoice',
+  });
+}
+
+function conflict(publicId: string): ApiError {
+  return new ApiError('public_id_conflict', {
+    details: `public_id "${publicId}" is already taken`,
+    document_public_id: publicId,
+    document_kind: 'invoice',
+  });
+}
+

@@ -1,0 +1,269 @@
+/**
+ * Builds the document response (spec 2.3 + 2.4) from the stored row and its share links.
+ * Pure: links, totals, QR and labels are derived here and nowhere else, so GET, create,
+ * update and demo mode answer alike.
+ */
+import type { InvoiceRow, ShareLinkRow } from '../../db/types.js';
+import { amountInWords, type AmountInWordsCurrency } from '../rendering/amount-in-words.js';
+import { buildPaymentQrPayload, QrPayloadError } from '../rendering/qr-payload.js';
+import { apiDocumentUrl, portalUrls, qrUrls, shareUrls, type LinkBases } from '../sharing/index.js';
+import type { Tariff } from '../teams/index.js';
+import type { InvoiceWriteResponse } from './invoice.schemas.js';
+import { BUYER_STATUSES, SELLER_STATUSES, SERVICE_STATUSES, type BuyerStatus, type SellerStatus, type ServiceStatus } from './statuses.js';
+import { computeTotals, type DocumentTotals } from './totals.js';
+
+export const DOCUMENT_KIND = 'invoice';
+export const KIND_VERSION = '1';
+
+export interface ViewContext {
+  bases: LinkBases;
+  now: Date;
+  tariff: Tariff;
+  caller: { keyId: number; keyName: string };
+  request: { host: string; requestId: string };
+  notifications: InvoiceWriteResponse['notifications'];
+  demo?: { guids: Record<string, string> };
+}
+
+type Doc = Record<string, unknown> & {
+  number: string;
+  date: string;
+  currency: string;
+  seller: Record<string, unknown>;
+  buyer: Record<string, unknown>;
+  items: Array<{ qty: number; price: number; vat_pct: number | null }>;
+  prices_include_vat?: boolean;
+  show_payment_qr?: boolean;
+};
+
+export function formatRuDate(isoDate: string): string {
+  const [y, m, d] = isoDate.split('-');
+  return `${d}.${m}.${y}`;
+}
+
+export function documentTitle(doc: { number: string; date: string; document_title?: unknown }): { title: string; custom: boolean } {
+  if (typeof doc.document_title === 'string' && doc.document_title.trim() !== '') {
+    return { title: doc.document_title.trim(), custom: true };
+  }
+  return { title: `Счёт № ${doc.number} от ${formatRuDate(doc.date)}`, custom: false };
+}
+
+export function etagOf(publicId: string, revision: number): string {
+  return `"${publicId}.${revision}"`;
+}
+
+export function statusBlock(seller: string, buyer: string, service: string, reason: string) {
+  return {
+    seller_status: seller,
+    seller_status_label: SELLER_STATUSES[seller as SellerStatus] ?? seller,
+    buyer_status: buyer,
+    buyer_status_label: BUYER_STATUSES[buyer as BuyerStatus] ?? buyer,
+    service_status: service,
+    service_status_label: SERVICE_STATUSES[service as ServiceStatus] ?? service,
+    service_status_reason: reason,
+  };
+}
+
+/** The tariff rule that restricts the document, if any. */
+export function serviceRestriction(tariff: Tariff): string {
+  return tariff.external_share ? '' : 'tariff_external_share_disabled';
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const money = (v: string): number => Number(v);
+
+function qrBlock(doc: Doc, totals: DocumentTotals, buyerToken: string, bases: LinkBases) {
+  const urls = qrUrls(bases, buyerToken);
+  const off = (reason: string) => ({ enabled: false, url: '', svg_url: '', payload: '', reason });
+  if (doc.show_payment_qr === false) return off('disabled_by_document');
+  if (doc.currency !== 'RUB') return off('currency_not_rub');
+  const s = doc.seller;
+  if (!str(s.name) || !str(s.account) || !str(s.bank_name) || !str(s.bik) || !str(s.corr_account)) {
+    return off('missing_bank_requisites');
+  }
+  const vat = Number(totals.vat_total) > 0 ? `в т.ч. НДС ${totals.vat_total} руб.` : 'НДС не облагается';
+  try {
+    const payload = buildPaymentQrPayload({
+      name: str(s.name),
+      personalAcc: str(s.account),
+      bankName: str(s.bank_name),
+      bic: str(s.bik),
+      correspAcc: str(s.corr_account),
+      payeeInn: str(s.inn) || undefined,
+      kpp: str(s.kpp) || undefined,
+      sumKopecks: totals.total_kopecks,
+      purpose: `Оплата по счёту № ${doc.number} от ${formatRuDate(doc.date)}, ${vat}`,
+    });
+    return { enabled: true, url: urls.png, svg_url: urls.svg, payload, reason: '' };
+  } catch (err) {
+    if (err instanceof QrPayloadError) return off(err.code === 'required_block_too_long' ? 'payload_too_long' : 'invalid_requisites');
+    throw err;
+  }
+}
+
+/** The notification outcome when nothing is sent: the e-mail step reports real outcomes. */
+export function nothingPlanned(publicId: string, requested: boolean): InvoiceWriteResponse['notifications'] {
+  return {
+    document_public_id: publicId,
+    document_kind: 'invoice',
+    requested,
+    planned_count: 0,
+    sent_count: 0,
+    failed_count: 0,
+    sent_to: [],
+    failed: [],
+    blocked_by_service_gate: false,
+    block_reason: '',
+    mail_runtime: { transport: 'none', duration_ms: 0, retry_queue: 0 },
+  };
+}
+
+export function totalsOf(doc: Doc): DocumentTotals {
+  return computeTotals(doc.items, { pricesIncludeVat: doc.prices_include_vat === true });
+}
+
+export function buildInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[], ctx: ViewContext): InvoiceWriteResponse {
+  const doc = JSON.parse(row.document) as Doc;
+  const id = row.public_id;
+  const kind = { document_public_id: id, document_kind: DOCUMENT_KIND };
+  const buyerLink = links.find((l) => l.kind === 'buyer');
+  const colleagueLink = links.find((l) => l.kind === 'colleague');
+  if (!buyerLink || !colleagueLink) throw new Error(`document ${id} has no buyer or colleague link`);
+  const buyer = shareUrls(ctx.bases, buyerLink.token);
+  const colleague = shareUrls(ctx.bases, colleagueLink.token);
+  const portal = portalUrls(ctx.bases, row.team_id, id, ctx.now);
+  const recipients = links
+    .filter((l) => l.kind === 'recipient')
+    .map((l) => ({ link: l, urls: shareUrls(ctx.bases, l.token) }));
+
+  const totals = totalsOf(doc);
+  const { title, custom } = documentTitle(doc);
+  const restriction = serviceRestriction(ctx.tariff) || (row.service_status === 'restricted' ? row.service_status_reason : '');
+  const status = statusBlock(row.seller_status, row.buyer_status, restriction ? 'restricted' : 'active', restriction);
+  const validation = JSON.parse(row.validation) as InvoiceWriteResponse['validation'];
+  const qr = qrBlock(doc, totals, buyerLink.token, ctx.bases);
+  const links_ = {
+    share_url: buyer.url,
+    document_url: buyer.document_url,
+    portal_view_url: portal.view,
+    portal_document_view_url: portal.document_view,
+    portal_edit_url: portal.edit,
+    portal_document_edit_url: portal.document_edit,
+    qr_url: qrUrls(ctx.bases, buyerLink.token).png,
+    api_url: apiDocumentUrl(ctx.bases, id),
+  };
+  const apiRecipients = recipients.map(({ link, urls }) => ({
+    email: link.email ?? '',
+    name: link.name ?? '',
+    position: link.position ?? '',
+    buyer_invoice_url: urls.url,
+    buyer_document_url: urls.document_url,
+    contact_id: null,
+  }));
+  const document = {
+    public_id: id,
+    ...kind,
+    kind_version: KIND_VERSION,
+    document_title: title,
+    package_public_id: row.package_public_id,
+    legacy_invoice_public_id: id,
+    kind_ordinal: 1,
+    sort_order: 0,
+    title_is_custom: custom,
+  };
+  const shareAvailable = row.public_share_enabled === 1 && ctx.tariff.external_share;
+
+  return {
+    ok: true,
+    public_id: id,
+    ...kind,
+    ...(ctx.demo ? { demo_mode: true, demo_guids: ctx.demo.guids } : {}),
+    document_url: buyer.document_url,
+    invoice_url: buyer.url,
+    portal_view_url: portal.view,
+    portal_document_view_url: portal.document_view,
+    portal_edit_url: portal.edit,
+    portal_document_edit_url: portal.document_edit,
+    share_links: {
+      colleague_url: colleague.url,
+      colleague_document_url: colleague.document_url,
+      buyer_url: buyer.url,
+      buyer_document_url: buyer.document_url,
+      recipients: recipients.map(({ link, urls }) => ({
+        email: link.email ?? '',
+        name: link.name ?? '',
+        position: link.position ?? '',
+        url: urls.url,
+        document_url: urls.document_url,
+        contact_id: null,
+      })),
+    },
+    status,
+    validation,
+    metadata: {
+      ...document,
+      source_type: row.source_type,
+      editor_mode: row.editor_mode,
+      ...(row.information_system ? { information_system: row.information_system } : {}),
+      ...(row.api_key_id !== null ? { api_key_id: row.api_key_id } : {}),
+      public_share_enabled: row.public_share_enabled === 1,
+      created_at: row.created_at,
+      last_modified_at: row.last_modified_at,
+      ...(row.api_created_at ? { api_created_at: row.api_created_at } : {}),
+      ...(row.api_updated_at ? { api_updated_at: row.api_updated_at } : {}),
+      ...(row.created_by_login ? { created_by_login: row.created_by_login } : {}),
+      ...(row.last_modified_by_login ? { last_modified_by_login: row.last_modified_by_login } : {}),
+      ...(row.seller_edo_id ? { seller_edo_id: row.seller_edo_id } : {}),
+      ...(row.buyer_edo_id ? { buyer_edo_id: row.buyer_edo_id } : {}),
+      ...(row.api_key_name ? { api_key_name: row.api_key_name } : {}),
+      ...(row.api_request_host ? { api_request_host: row.api_request_host } : {}),
+      revision: row.revision,
+      viewed_at: row.viewed_at,
+      status,
+      validation,
+      notifications: ctx.notifications,
+      api_recipients: apiRecipients,
+      links: links_,
+    },
+    invoice: { ...doc, public_id: id, seller_status: row.seller_status },
+    document,
+    notifications: ctx.notifications,
+    share_gate: {
+      ...kind,
+      available: shareAvailable,
+      public_share_enabled: row.public_share_enabled === 1,
+      external_share_allowed: ctx.tariff.external_share,
+      reason: row.public_share_enabled !== 1 ? 'public_share_disabled' : ctx.tariff.external_share ? '' : 'tariff_external_share_disabled',
+    },
+    api: {
+      ...kind,
+      key_id: ctx.caller.keyId,
+      key_name: ctx.caller.keyName,
+      request_host: ctx.request.host,
+      request_id: ctx.request.requestId,
+      revision: row.revision,
+      etag: etagOf(id, row.revision),
+    },
+    totals: {
+      ...kind,
+      subtotal: money(totals.subtotal),
+      vat_total: money(totals.vat_total),
+      total: money(totals.total),
+      currency: doc.currency,
+      prices_include_vat: doc.prices_include_vat === true,
+      items_count: totals.lines.length,
+      total_minor_units: totals.total_kopecks,
+      amount_in_words: amountInWords(totals.total, doc.currency as AmountInWordsCurrency),
+      vat_breakdown: totals.vat_breakdown.map((b) => ({ vat_pct: b.vat_pct, net: money(b.net), vat: money(b.vat), gross: money(b.gross) })),
+      lines: totals.lines.map((l, i) => ({
+        line: i + 1,
+        amount: money(l.amount),
+        net: money(l.net),
+        vat: money(l.vat),
+        gross: money(l.gross),
+        vat_pct: l.vat_pct,
+      })),
+    },
+    qr: { ...kind, ...qr },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * Seller rules (spec 1.6, contract 4): the seller is matched by INN among the team's active
+ * organizations, must be within the tariff's organization limit, and gets the requisites the
+ * payload omits from the organization and its default bank account.
+ */
+import type { Executor } from '../../db/database.js';
+import type { BankAccountRow, OrganizationRow } from '../../db/types.js';
+import { ApiError } from '../../shared/errors.js';
+import { organizationsWithinLimit } from '../catalog/index.js';
+import { listBankAccounts, listOrganizations } from '../teams/teams.repository.js';
+import type { Party } from './validation.js';
+
+export interface ResolvedSeller {
+  organization: OrganizationRow;
+  seller: Party & { inn: string };
+}
+
+/** Picks the organization and fills the seller; pure given the team's reference data. */
+export function resolveSellerFrom(
+  seller: Party & { inn: string },
+  organizations: OrganizationRow[],
+  bankAccounts: BankAccountRow[],
+  maxOrganizations: number,
+): ResolvedSeller {
+  const organization = organizations.find((o) => o.active === 1 && o.inn === seller.inn);
+  if (!organization) {
+    throw new ApiError('seller_org_not_allowed', {
+      details: `seller.inn ${seller.inn} does not match an active organization of the team`,
+    });
+  }
+  if (!organizationsWithinLimit(organizations, maxOrganizations).has(organization.id)) {
+    throw new ApiError('seller_org_over_tariff_limit', {
+      details: `organization ${organization.id} is beyond the tariff's limit of ${maxOrganizations} organization(s)`,
+    });
+  }
+  const accounts = bankAccounts.filter((b) => b.organization_id === organization.id);
+  const account = accounts.find((b) => b.is_default === 1) ?? accounts[0];
+  const filled: Party & { inn: string } = { ...seller };
+  const fill = (key: keyof Party, value: string | null | undefined) => {
+    const current = filled[key];
+    if ((current === undefined || current === null || current === '') && value) filled[key] = value;
+  };
+  fill('name', organization.name);
+  fill('kpp', organization.kpp);
+  fill('address', organization.address);
+  fill('email', organization.email);
+  // Bank requisites come as a set: the default account fills them only when the payload names
+  // no account or names that very account, never mixing its BIK with another account.
+  if (account && (!filled.account || filled.account === account.account)) {
+    fill('bank_name', account.bank_name);
+    fill('bik', account.bik);
+    fill('account', account.account);
+    fill('corr_account', account.corr_account);
+  }
+  return { organization, seller: filled };
+}
+
+export async function resolveSeller(
+  db: Executor,
+  teamId: string,
+  seller: Party & { inn: string },
+  maxOrganizations: number,
+): Promise<ResolvedSeller> {
+  const [organizations, bankAccounts] = await Promise.all([listOrganizations(db, teamId), listBankAccounts(db, teamId)]);
+  return resolveSellerFrom(seller, organizations, bankAccounts, maxOrganizations);
+}

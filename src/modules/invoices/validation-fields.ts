@@ -1,0 +1,178 @@
+/**
+ * Building blocks of invoice validation: the bounds, an issue collector and readers for one
+ * field each. Every reader reports into the collector and returns `undefined` when the value
+ * is unusable, so the caller carries on and one pass reports every problem of the document.
+ */
+import { STANDARD_VAT_PCTS } from '../../shared/reference.js';
+import { toDecimal } from './totals.js';
+import type { ValidationIssue } from './validation.js';
+
+/**
+ * Bounds of the document (operating contract §4 and the decisions in validation.ts). Exported
+ * so the OpenAPI schema and the portal editor can state the same numbers.
+ */
+export const INVOICE_LIMITS = {
+  numberMaxLength: 64,
+  itemsMax: 1000,
+  itemNameMaxLength: 1000,
+  unitMaxLength: 32,
+  qtyMax: 1e9,
+  qtyMaxDecimals: 6,
+  priceMax: 1e12,
+  priceMaxDecimals: 4,
+  vatPctMax: 100,
+  vatPctMaxDecimals: 2,
+  /** Rates that give no `unusual_vat_rate` warning. */
+  standardVatPcts: STANDARD_VAT_PCTS as readonly number[],
+  textMaxLength: 2000,
+  informationSystemMaxLength: 200,
+  buyerEdoIdMaxLength: 46,
+  recipientsMax: 50,
+  recipientFieldMaxLength: 200,
+  signersMax: 10,
+  partyNameMaxLength: 500,
+  addressMaxLength: 1000,
+  bankNameMaxLength: 500,
+  requisiteMaxLength: 64,
+  emailMaxLength: 320,
+  yearMin: 1900,
+  yearMax: 2999,
+  maxDepth: 32,
+} as const;
+
+/** How many messages `details` quotes before pointing at `errors` for the rest. */
+const DETAILS_MAX_MESSAGES = 20;
+
+export class IssueCollector {
+  readonly errors: ValidationIssue[] = [];
+  readonly missingFields: string[] = [];
+  readonly warnings: ValidationIssue[] = [];
+
+  error(field: string, code: string, message: string): undefined {
+    this.errors.push({ field, code, message });
+    return undefined;
+  }
+
+  /** A required path with no value: listed in `missing_fields` and as a `required` error. */
+  missing(field: string, message = `${field} is required`): undefined {
+    this.missingFields.push(field);
+    return this.error(field, 'required', message);
+  }
+
+  warn(field: string, code: string, message: string): void {
+    this.warnings.push({ field, code, message });
+  }
+
+  warnAll(issues: readonly ValidationIssue[]): void {
+    this.warnings.push(...issues);
+  }
+
+  /** "3 fields are invalid: items[0].qty must be greater than 0; ..." */
+  summary(): string {
+    const fields = new Set(this.errors.map((e) => e.field)).size;
+    const head = fields === 1 ? '1 field is invalid' : `${fields} fields are invalid`;
+    const quoted = this.errors.slice(0, DETAILS_MAX_MESSAGES).map((e) => e.message);
+    const rest = this.errors.length - quoted.length;
+    return `${head}: ${quoted.join('; ')}${rest > 0 ? `; and ${rest} more (see errors)` : ''}`;
+  }
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Absent, null or a blank string: "not given". */
+export function isBlank(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** Length in characters (code points), as the databases count it; cheap when clearly within bounds. */
+function charLength(s: string): number {
+  return s.length <= 1 ? s.length : [...s].length;
+}
+
+export function readString(value: unknown, path: string, c: IssueCollector, opts: { max: number; trim?: boolean }): string | undefined {
+  if (typeof value !== 'string') return c.error(path, 'invalid_type', `${path} must be a string, got ${describeType(value)}`);
+  const s = opts.trim ? value.trim() : value;
+  if (s.length > opts.max && charLength(s) > opts.max) {
+    return c.error(path, 'too_long', `${path} must be at most ${opts.max} characters`);
+  }
+  return s;
+}
+
+export interface NumberRule {
+  required: boolean;
+  min: number;
+  /** true: the value must be greater than `min`, not equal to it. */
+  minExclusive?: boolean;
+  max: number;
+  maxDecimals: number;
+}
+
+/**
+ * A JSON number within bounds and with at most `maxDecimals` decimals. Decimals are counted on
+ * the decimal literal (`toDecimal`), so 0.1 has one decimal, not the 55 of its binary value.
+ * Absent or null is "not given" (reported when required); a string is `invalid_type`.
+ */
+export function readNumber(value: unknown, path: string, c: IssueCollector, rule: NumberRule): number | undefined {
+  if (rule.required ? isBlank(value) : value === undefined || value === null) {
+    return rule.required ? c.missing(path) : undefined;
+  }
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    return c.error(path, 'invalid_type', `${path} must be a JSON number, got ${describeType(value)}`);
+  }
+  if (rule.minExclusive ? value <= rule.min : value < rule.min) {
+    return c.error(path, 'out_of_range', `${path} must be ${rule.minExclusive ? 'greater than' : 'at least'} ${rule.min}`);
+  }
+  if (value > rule.max) return c.error(path, 'out_of_range', `${path} must be at most ${rule.max}`);
+  if (toDecimal(value, path).decimalPlaces() > rule.maxDecimals) {
+    return c.error(path, 'too_many_decimals', `${path} must have at most ${rule.maxDecimals} decimals`);
+  }
+  return value === 0 ? 0 : value; // -0 is stored as 0
+}
+
+/** Absent or null is "not given"; anything else must be a boolean. */
+export function readBoolean(value: unknown, path: string, c: IssueCollector): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'boolean') return c.error(path, 'invalid_type', `${path} must be true or false, got ${describeType(value)}`);
+  return value;
+}
+
+/** One of `allowed`, exactly (no case folding); absent, null or blank is "not given". */
+export function readEnum<T extends string>(value: unknown, path: string, allowed: readonly T[], c: IssueCollector): T | undefined {
+  if (isBlank(value)) return undefined;
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    return c.error(path, 'invalid_value', `${path} must be one of ${allowed.join(', ')}`);
+  }
+  return value as T;
+}
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Proleptic Gregorian; `Date.UTC` is avoided because it maps years 0–99 to 1900–1999. */
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/** `YYYY-MM-DD`, a real calendar date (no 30 February), in years 1900–2999. */
+export function readDate(value: unknown, path: string, c: IssueCollector, required: boolean): string | undefined {
+  if (isBlank(value)) return required ? c.missing(path) : undefined;
+  if (typeof value !== 'string') return c.error(path, 'invalid_type', `${path} must be a date string YYYY-MM-DD, got ${describeType(value)}`);
+  const m = ISO_DATE.exec(value);
+  if (!m) return c.error(path, 'invalid_format', `${path} must be a date in the form YYYY-MM-DD`);
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) {
+    return c.error(path, 'invalid_date', `${path} ${value} is not a calendar date`);
+  }
+  if (year < INVOICE_LIMITS.yearMin || year > INVOICE_LIMITS.yearMax) {
+    return c.error(path, 'out_of_range', `${path} must be in the years ${INVOICE_LIMITS.yearMin}–${INVOICE_LIMITS.yearMax}`);
+  }
+  return value;
+}

@@ -1,0 +1,365 @@
+/**
+ * Validation and normalization of an invoice document (spec 2.2, operating contract §4
+ * "Documents"). Pure: no database, clock or transport. The service calls `validateInvoice` on
+ * the document `parseWriteEnvelope` extracted, refuses the write when it fails (`toApiError`)
+ * and stores `invoice` and `warnings` when it passes.
+ *
+ * Order and outcome:
+ * 1. Prohibited fields (prohibited.ts) first: a document with media is refused as
+ *    `prohibited_field` and nothing else is reported, since the client must remove them anyway.
+ * 2. Then one pass over every known field collects every error and every missing path, so a
+ *    client fixes a document in one round trip. Any error refuses it as `validation_failed`.
+ * 3. Warnings (checksums, unusual VAT rates, EDO id format) never refuse a document.
+ *
+ * Decisions the contract leaves open:
+ * - "Missing" is absent, null, or a blank string. Such required paths go to `missing_fields`
+ *   and to `errors` with code `required`. A missing `seller` or `buyer` object is reported as
+ *   its required leaf (`seller.inn`, `buyer.name`), which is what the client must supply; an
+ *   empty or absent `items` is reported as `items`.
+ * - A present value of the wrong JSON type is `invalid_type`: `"2"` is not a quantity. Nothing
+ *   is coerced, so the stored document is exactly what the client meant.
+ * - Optional known fields given as null (or, for strings, blank) count as not given: booleans
+ *   take their default and strings are dropped, so "not given" has one representation and the
+ *   service can fill the seller's requisites from the organization. `vat_pct: null` stays null
+ *   (it means "без НДС"). Unknown properties are kept exactly as sent.
+ * - Requisites (`inn`, `kpp`, `bik`, `account`, `corr_account`) are capped at 64 characters,
+ *   e-mails at 320, bank names at 500: bounds well above any real value that keep storage sane.
+ * - Nesting deeper than 32 levels is `too_deep`: no real document needs it, and it protects the
+ *   recursive JSON serializers downstream.
+ * - More than 1000 items is one `too_many_items` error; the lines are then not checked one by
+ *   one, which would only multiply errors for a document that must be split anyway.
+ */
+import { ApiError } from '../../shared/errors.js';
+import { CURRENCY_CODES, type Currency } from '../../shared/reference.js';
+import { isValidEdoParticipantId } from './checksums.js';
+import { findProhibitedFields, findTooDeepPath } from './prohibited.js';
+import { requisiteWarnings } from './requisites.js';
+import { SELLER_STATUSES, type SellerStatus } from './statuses.js';
+import { INVOICE_LIMITS as L, IssueCollector, isBlank, isRecord, readBoolean, readDate, readEnum, readNumber, readString } from './validation-fields.js';
+
+export { requisiteWarnings } from './requisites.js';
+export { INVOICE_LIMITS } from './validation-fields.js';
+
+export interface ValidationIssue {
+  /** Path of the field: `items[2].price`, `seller.inn`, `api_recipients[0].email`. */
+  field: string;
+  /** Machine-readable reason, e.g. `required`, `invalid_type`, `out_of_range`, `inn_checksum`. */
+  code: string;
+  /** Human-readable reason, naming the path. */
+  message: string;
+}
+
+export interface Party {
+  name?: string;
+  inn?: string;
+  kpp?: string;
+  email?: string;
+  address?: string;
+  bank_name?: string;
+  bik?: string;
+  account?: string;
+  corr_account?: string;
+  [key: string]: unknown;
+}
+
+export interface NormalizedItem {
+  name: string;
+  qty: number;
+  price: number;
+  /** Default `шт`. */
+  unit: string;
+  /** null is "без НДС" (not the same as 0 %). */
+  vat_pct: number | null;
+  [key: string]: unknown;
+}
+
+export interface ApiRecipient {
+  /** Not checked for syntax: a malformed address is reported by the e-mail step as `invalid_address`. */
+  email?: string;
+  name?: string;
+  position?: string;
+  [key: string]: unknown;
+}
+
+export type InvoiceDirection = 'incoming' | 'outgoing';
+
+/** The document as stored: defaults applied, requisites trimmed, unknown properties kept. */
+export interface NormalizedInvoice {
+  public_id?: string;
+  number: string;
+  /** `YYYY-MM-DD`. */
+  date: string;
+  currency: Currency;
+  invoice_direction: InvoiceDirection;
+  seller: Party & { inn: string };
+  buyer: Party & { name: string };
+  items: NormalizedItem[];
+  prices_include_vat: boolean;
+  public_share_enabled: boolean;
+  show_payment_qr: boolean;
+  /** Absent: the service decides (create defaults to `issued`, update keeps the current one). */
+  seller_status?: SellerStatus;
+  due_date?: string;
+  information_system?: string;
+  buyer_edo_id?: string;
+  comment?: string;
+  purpose?: string;
+  api_recipients: ApiRecipient[];
+  manager?: Record<string, unknown>;
+  buyer_contact?: Record<string, unknown>;
+  signers?: Array<Record<string, unknown>>;
+  [key: string]: unknown;
+}
+
+export interface InvoiceValidationSuccess {
+  ok: true;
+  invoice: NormalizedInvoice;
+  warnings: ValidationIssue[];
+}
+
+export interface InvoiceValidationFailure {
+  ok: false;
+  error: 'prohibited_field' | 'validation_failed';
+  /** Summary naming the offending paths (every one of them for `prohibited_field`). */
+  details: string;
+  missing_fields: string[];
+  errors: ValidationIssue[];
+}
+
+export type InvoiceValidationResult = InvoiceValidationSuccess | InvoiceValidationFailure;
+
+const PUBLIC_ID = /^[A-Za-z0-9_-]{8,64}$/;
+const DIRECTIONS: readonly InvoiceDirection[] = ['outgoing', 'incoming'];
+const SELLER_STATUS_VALUES = Object.keys(SELLER_STATUSES) as SellerStatus[];
+const DEFAULT_UNIT = 'шт';
+
+/** Own enumerable properties copied as data properties: a `__proto__` key stays a plain key. */
+function copyRecord(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value));
+}
+
+type StringSpec = Record<string, { max: number; trim?: boolean }>;
+
+/**
+ * Checks the typed string members of an object and writes them back normalized: trimmed where
+ * the spec says so, dropped when null or blank. `required` members that are missing are reported.
+ */
+function normalizeStrings(out: Record<string, unknown>, path: string, spec: StringSpec, c: IssueCollector, required: readonly string[] = []): void {
+  for (const [key, { max, trim }] of Object.entries(spec)) {
+    const fieldPath = `${path}.${key}`;
+    if (isBlank(out[key])) {
+      if (required.includes(key)) c.missing(fieldPath);
+      delete out[key];
+      continue;
+    }
+    const value = readString(out[key], fieldPath, c, { max, trim: trim ?? false });
+    if (value !== undefined) out[key] = value;
+  }
+}
+
+const REQUISITE = { max: L.requisiteMaxLength, trim: true };
+const PARTY_STRINGS: StringSpec = {
+  name: { max: L.partyNameMaxLength },
+  inn: REQUISITE,
+  kpp: REQUISITE,
+  email: { max: L.emailMaxLength },
+  address: { max: L.addressMaxLength },
+  bank_name: { max: L.bankNameMaxLength },
+  bik: REQUISITE,
+  account: REQUISITE,
+  corr_account: REQUISITE,
+};
+
+function normalizeParty(value: unknown, path: 'seller' | 'buyer', required: 'inn' | 'name', c: IssueCollector): Party {
+  if (isBlank(value)) {
+    c.missing(`${path}.${required}`, `${path}.${required} is required (the ${path} object is missing)`);
+    return {};
+  }
+  if (!isRecord(value)) {
+    c.error(path, 'invalid_type', `${path} must be an object`);
+    return {};
+  }
+  const out: Party = copyRecord(value);
+  normalizeStrings(out, path, PARTY_STRINGS, c, [required]);
+  return out;
+}
+
+function normalizeItem(value: unknown, path: string, c: IssueCollector): NormalizedItem | undefined {
+  if (!isRecord(value)) {
+    c.error(path, 'invalid_type', `${path} must be an object`);
+    return undefined;
+  }
+  const out = copyRecord(value);
+  const name = isBlank(value.name) ? c.missing(`${path}.name`) : readString(value.name, `${path}.name`, c, { max: L.itemNameMaxLength });
+  const qty = readNumber(value.qty, `${path}.qty`, c, { required: true, min: 0, minExclusive: true, max: L.qtyMax, maxDecimals: L.qtyMaxDecimals });
+  const price = readNumber(value.price, `${path}.price`, c, { required: true, min: 0, max: L.priceMax, maxDecimals: L.priceMaxDecimals });
+  const unit = isBlank(value.unit) ? DEFAULT_UNIT : readString(value.unit, `${path}.unit`, c, { max: L.unitMaxLength });
+  const vatPct = readNumber(value.vat_pct, `${path}.vat_pct`, c, { required: false, min: 0, max: L.vatPctMax, maxDecimals: L.vatPctMaxDecimals });
+  if (vatPct !== undefined && !(L.standardVatPcts as readonly number[]).includes(vatPct)) {
+    c.warn(`${path}.vat_pct`, 'unusual_vat_rate', `${path}.vat_pct ${vatPct} is not one of the Russian rates ${L.standardVatPcts.join(', ')}`);
+  }
+  if (name === undefined || qty === undefined || price === undefined || unit === undefined) return undefined;
+  return Object.assign(out, { name, qty, price, unit, vat_pct: vatPct ?? null });
+}
+
+function normalizeItems(value: unknown, c: IssueCollector): NormalizedItem[] {
+  if (value === undefined || value === null) {
+    c.missing('items', 'items is required: at least one item');
+    return [];
+  }
+  if (!Array.isArray(value)) {
+    c.error('items', 'invalid_type', 'items must be an array of items');
+    return [];
+  }
+  if (value.length === 0) {
+    c.missing('items', 'items must contain at least one item');
+    return [];
+  }
+  if (value.length > L.itemsMax) {
+    c.error('items', 'too_many_items', `items has ${value.length} entries; at most ${L.itemsMax} are allowed`);
+    return [];
+  }
+  const items: NormalizedItem[] = [];
+  for (let i = 0; i < value.length; i++) {
+    const item = normalizeItem(value[i], `items[${i}]`, c);
+    if (item) items.push(item);
+  }
+  return items;
+}
+
+/** An optional array of objects; each element is handed to `each` for its own fields. */
+function normalizeObjectArray(
+  doc: Record<string, unknown>,
+  key: string,
+  max: number,
+  c: IssueCollector,
+  each: (out: Record<string, unknown>, path: string) => void = () => undefined,
+): Array<Record<string, unknown>> | undefined {
+  const value = doc[key];
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) {
+    c.error(key, 'invalid_type', `${key} must be an array`);
+    return undefined;
+  }
+  if (value.length > max) {
+    c.error(key, 'too_many_items', `${key} has ${value.length} entries; at most ${max} are allowed`);
+    return undefined;
+  }
+  const out: Array<Record<string, unknown>> = [];
+  value.forEach((element: unknown, i) => {
+    const path = `${key}[${i}]`;
+    if (!isRecord(element)) {
+      c.error(path, 'invalid_type', `${path} must be an object`);
+      return;
+    }
+    const copy = copyRecord(element);
+    each(copy, path);
+    out.push(copy);
+  });
+  return out;
+}
+
+const RECIPIENT_STRINGS: StringSpec = {
+  email: { max: L.emailMaxLength, trim: true },
+  name: { max: L.recipientFieldMaxLength },
+  position: { max: L.recipientFieldMaxLength },
+};
+
+/** Sets `key` when `value` is defined, removes it otherwise (null and blank mean "not given"). */
+function setOrDrop(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (value === undefined) delete out[key];
+  else out[key] = value;
+}
+
+function optionalText(doc: Record<string, unknown>, key: string, max: number, c: IssueCollector, trim = false): string | undefined {
+  return isBlank(doc[key]) ? undefined : readString(doc[key], key, c, { max, trim });
+}
+
+function optionalObject(doc: Record<string, unknown>, key: string, c: IssueCollector): Record<string, unknown> | undefined {
+  const value = doc[key];
+  if (value === undefined || value === null) return undefined;
+  if (!isRecord(value)) {
+    c.error(key, 'invalid_type', `${key} must be an object`);
+    return undefined;
+  }
+  return copyRecord(value);
+}
+
+/**
+ * Validates a document and returns it normalized, or every reason it cannot be saved.
+ * Never throws, whatever `doc` holds.
+ */
+export function validateInvoice(doc: Record<string, unknown>): InvoiceValidationResult {
+  const prohibited = findProhibitedFields(doc, L.maxDepth);
+  if (prohibited.length > 0) {
+    return {
+      ok: false,
+      error: 'prohibited_field',
+      details:
+        `Prohibited fields (media and URLs are not accepted through the API; images come from the organization data): ` +
+        prohibited.map((p) => p.field).join(', '),
+      missing_fields: [],
+      errors: prohibited,
+    };
+  }
+
+  const c = new IssueCollector();
+  const tooDeep = findTooDeepPath(doc, L.maxDepth);
+  if (tooDeep !== null) c.error(tooDeep, 'too_deep', `${tooDeep} is nested deeper than ${L.maxDepth} levels`);
+
+  const out = copyRecord(doc);
+  if (!isBlank(doc.public_id)) {
+    const publicId = readString(doc.public_id, 'public_id', c, { max: Infinity });
+    if (publicId !== undefined && !PUBLIC_ID.test(publicId)) {
+      c.error('public_id', 'invalid_format', 'public_id must be 8–64 characters of A–Z, a–z, 0–9, _ and -');
+    }
+    setOrDrop(out, 'public_id', publicId);
+  } else delete out.public_id;
+
+  out.number = isBlank(doc.number) ? c.missing('number') : readString(doc.number, 'number', c, { max: L.numberMaxLength, trim: true });
+  out.date = readDate(doc.date, 'date', c, true);
+  if (isBlank(doc.currency)) c.missing('currency');
+  else if (typeof doc.currency !== 'string') c.error('currency', 'invalid_type', 'currency must be a string');
+  else if (!(CURRENCY_CODES as readonly string[]).includes(doc.currency)) {
+    c.error('currency', 'invalid_currency', `currency must be one of ${CURRENCY_CODES.join(', ')}`);
+  }
+  out.invoice_direction = readEnum(doc.invoice_direction, 'invoice_direction', DIRECTIONS, c) ?? 'outgoing';
+
+  const seller = normalizeParty(doc.seller, 'seller', 'inn', c);
+  const buyer = normalizeParty(doc.buyer, 'buyer', 'name', c);
+  c.warnAll(requisiteWarnings(seller, 'seller'));
+  c.warnAll(requisiteWarnings(buyer, 'buyer'));
+  out.seller = seller;
+  out.buyer = buyer;
+  out.items = normalizeItems(doc.items, c);
+
+  out.prices_include_vat = readBoolean(doc.prices_include_vat, 'prices_include_vat', c) ?? false;
+  out.public_share_enabled = readBoolean(doc.public_share_enabled, 'public_share_enabled', c) ?? true;
+  out.show_payment_qr = readBoolean(doc.show_payment_qr, 'show_payment_qr', c) ?? true;
+  setOrDrop(out, 'seller_status', readEnum(doc.seller_status, 'seller_status', SELLER_STATUS_VALUES, c));
+  setOrDrop(out, 'due_date', isBlank(doc.due_date) ? undefined : readDate(doc.due_date, 'due_date', c, false));
+  setOrDrop(out, 'information_system', optionalText(doc, 'information_system', L.informationSystemMaxLength, c));
+  setOrDrop(out, 'comment', optionalText(doc, 'comment', L.textMaxLength, c));
+  setOrDrop(out, 'purpose', optionalText(doc, 'purpose', L.textMaxLength, c));
+  const edoId = optionalText(doc, 'buyer_edo_id', L.buyerEdoIdMaxLength, c, true);
+  if (edoId !== undefined && !isValidEdoParticipantId(edoId)) {
+    c.warn('buyer_edo_id', 'edo_id_format', 'buyer_edo_id is not an EDO participant id (operator code + up to 43 of A–Z, 0–9, @ . -)');
+  }
+  setOrDrop(out, 'buyer_edo_id', edoId);
+
+  out.api_recipients =
+    normalizeObjectArray(doc, 'api_recipients', L.recipientsMax, c, (r, path) => normalizeStrings(r, path, RECIPIENT_STRINGS, c)) ?? [];
+  setOrDrop(out, 'manager', optionalObject(doc, 'manager', c));
+  setOrDrop(out, 'buyer_contact', optionalObject(doc, 'buyer_contact', c));
+  setOrDrop(out, 'signers', normalizeObjectArray(doc, 'signers', L.signersMax, c));
+
+  if (c.errors.length > 0) {
+    return { ok: false, error: 'validation_failed', details: c.summary(), missing_fields: c.missingFields, errors: c.errors };
+  }
+  return { ok: true, invoice: out as NormalizedInvoice, warnings: c.warnings };
+}
+
+/** The refusal as the API reports it: 400 with `details`, `missing_fields` and every error. */
+export function toApiError(failure: InvoiceValidationFailure): ApiError {
+  return new ApiError(failure.error, { details: failure.details, missing_fields: failure.missing_fields, errors: failure.errors });
+}
