@@ -1,0 +1,98 @@
+/**
+ * The items table (№ | Товары (работы, услуги) | Кол-во | Ед. | Цена | Сумма) and the totals
+ * under it. A row never splits across pages; the header repeats on every page the table
+ * continues on, so a 1000-line invoice reads like the one-page one.
+ */
+import type { InvoicePrintModel, PrintItem } from './invoice-view-model.js';
+import { CONTENT_WIDTH, PAD, PAGE, SIZE, drawText, ensureRoom, hline, measure, newPage, vline, type Pdf } from './invoice-pdf-layout.js';
+
+interface Column {
+  title: string;
+  width: number;
+  align: 'left' | 'right' | 'center';
+  value: (item: PrintItem) => string;
+}
+
+/** № fits four digits (1000 lines) at the table size; Сумма fits "999 999 999,99". */
+const FIXED = { no: 30, qty: 50, unit: 46, price: 74, amount: 82 };
+const NAME_WIDTH = CONTENT_WIDTH - (FIXED.no + FIXED.qty + FIXED.unit + FIXED.price + FIXED.amount);
+
+const COLUMNS: Column[] = [
+  { title: '№', width: FIXED.no, align: 'center', value: (i) => String(i.no) },
+  { title: 'Товары (работы, услуги)', width: NAME_WIDTH, align: 'left', value: (i) => i.name },
+  { title: 'Кол-во', width: FIXED.qty, align: 'right', value: (i) => i.qty },
+  { title: 'Ед.', width: FIXED.unit, align: 'left', value: (i) => i.unit },
+  { title: 'Цена', width: FIXED.price, align: 'right', value: (i) => i.price },
+  { title: 'Сумма', width: FIXED.amount, align: 'right', value: (i) => i.amount },
+];
+
+/** Left edge of each column. */
+const EDGES = COLUMNS.reduce<number[]>((acc, col, i) => [...acc, (acc[i] ?? PAGE.left) + col.width], [PAGE.left]);
+const AMOUNT_X = EDGES[COLUMNS.length - 1] as number;
+
+function rowHeight(doc: Pdf, cells: string[], bold: boolean): number {
+  let tallest = 0;
+  cells.forEach((text, i) => {
+    const col = COLUMNS[i] as Column;
+    tallest = Math.max(tallest, measure(doc, text, col.width - 2 * PAD, bold, SIZE.table));
+  });
+  return tallest + 2 * PAD;
+}
+
+function drawRow(doc: Pdf, y: number, cells: string[], height: number, bold: boolean, header: boolean): void {
+  cells.forEach((text, i) => {
+    const col = COLUMNS[i] as Column;
+    const x = EDGES[i] as number;
+    drawText(doc, { text, x: x + PAD, y: y + PAD, width: col.width - 2 * PAD, bold, size: SIZE.table, align: header ? 'center' : col.align });
+  });
+  const lineWidth = header ? 0.9 : 0.6;
+  hline(doc, PAGE.left, PAGE.right, y, lineWidth);
+  hline(doc, PAGE.left, PAGE.right, y + height, lineWidth);
+  for (const x of EDGES) vline(doc, x, y, y + height, x === PAGE.left || x === PAGE.right ? 0.9 : 0.6);
+}
+
+function drawHeader(doc: Pdf, y: number): number {
+  const titles = COLUMNS.map((c) => c.title);
+  const height = rowHeight(doc, titles, true);
+  drawRow(doc, y, titles, height, true, true);
+  return y + height;
+}
+
+/** Draws the table from `y`, breaking pages between rows; returns the cursor below it. */
+export function drawItemsTable(doc: Pdf, model: InvoicePrintModel, startY: number): number {
+  const headerHeight = rowHeight(doc, COLUMNS.map((c) => c.title), true);
+  let y = startY;
+  // Keep the header with at least the first row.
+  const first = model.items[0];
+  const firstHeight = first ? rowHeight(doc, COLUMNS.map((c) => c.value(first)), false) : 0;
+  if (y + headerHeight + firstHeight > PAGE.bottom) y = newPage(doc);
+  y = drawHeader(doc, y);
+  for (const item of model.items) {
+    const cells = COLUMNS.map((c) => c.value(item));
+    const height = rowHeight(doc, cells, false);
+    if (y + height > PAGE.bottom) y = drawHeader(doc, newPage(doc));
+    drawRow(doc, y, cells, height, false, false);
+    y += height;
+  }
+  return y;
+}
+
+/** "Итого", the VAT lines (or "Без налога (НДС)") and "Всего к оплате", right-aligned under Сумма. */
+export function drawTotals(doc: Pdf, model: InvoicePrintModel, startY: number): number {
+  const t = model.totals;
+  const rows: Array<[string, string]> = [
+    ['Итого:', t.items_sum],
+    ...t.vat_lines.map((l): [string, string] => [`${l.label}:`, l.amount]),
+    ...(t.without_vat ? [['Без налога (НДС)', '-'] as [string, string]] : []),
+    ['Всего к оплате:', t.total],
+  ];
+  const lineHeight = measure(doc, 'Итого:', 200, true, SIZE.body) + 2;
+  let y = ensureRoom(doc, startY + 4, rows.length * lineHeight);
+  const labelWidth = AMOUNT_X - PAGE.left - 2 * PAD;
+  for (const [label, value] of rows) {
+    drawText(doc, { text: label, x: PAGE.left, y, width: labelWidth, bold: true, align: 'right', height: lineHeight });
+    drawText(doc, { text: value, x: AMOUNT_X + PAD, y, width: FIXED.amount - 2 * PAD, bold: true, align: 'right', height: lineHeight });
+    y += lineHeight;
+  }
+  return y;
+}
