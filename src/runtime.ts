@@ -1,9 +1,8 @@
 /**
  * Start-up shared by `npm start`, `invoicing serve` and the tests that run the real process:
  * open and migrate the database, apply the bootstrap file, seed the demo team on a first
- * start, choose the rate-limit store, build the app.
+ * start, settle the service secret, choose the rate-limit store, build the app.
  */
-import fs from 'node:fs';
 import { Redis } from 'ioredis';
 import type { App } from './app.js';
 import { buildApp } from './app.js';
@@ -13,24 +12,34 @@ import { migrateToLatest } from './db/migrator.js';
 import { MemoryStore } from './http/rate-limit/memory-store.js';
 import type { RateLimitStore } from './http/rate-limit/rate-limit.types.js';
 import { RedisStore } from './http/rate-limit/redis-store.js';
-import { applyBootstrap, parseBootstrap, seedDemoTeamIfEmpty } from './modules/teams/bootstrap.js';
+import { seedDemoTeamIfEmpty, type DemoTeam } from './modules/teams/bootstrap.js';
+import { importBootstrapFile } from './modules/teams/bootstrap-file.js';
+import { ensureSetting } from './modules/teams/teams.repository.js';
 import { systemClock } from './shared/clock.js';
+import { randomToken } from './shared/tokens.js';
+
+export { BootstrapFileUnreadableError, importBootstrapFile } from './modules/teams/bootstrap-file.js';
 
 export interface Runtime {
   app: App;
   database: DatabaseHandle;
+  /** The configuration the app runs with: `secret` is always set. */
+  config: Config & { secret: string };
+  /** Set when this start created the demo team: its key, to be printed once. */
+  demo: DemoTeam | null;
   close(): Promise<void>;
 }
 
-/** Reads and applies the bootstrap file; throws BootstrapError naming the bad field. */
-export async function importBootstrapFile(database: DatabaseHandle, file: string): Promise<void> {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new Error(`cannot read bootstrap file ${file}: ${(err as Error).message}`);
-  }
-  await applyBootstrap(database.db, parseBootstrap(text), systemClock);
+const SERVICE_SECRET_SETTING = 'service_secret';
+
+/**
+ * INVOICING_SECRET when set; otherwise one generated on the first start and kept in the
+ * database, so every instance sharing the database signs portal links with the same secret
+ * (the first writer wins when several start together).
+ */
+export async function resolveServiceSecret(database: DatabaseHandle, config: Config): Promise<string> {
+  if (config.secret !== null) return config.secret;
+  return ensureSetting(database.db, SERVICE_SECRET_SETTING, randomToken(32));
 }
 
 export function createRateLimitStore(config: Config): { store: RateLimitStore; close(): Promise<void> } {
@@ -52,7 +61,7 @@ export function createRateLimitStore(config: Config): { store: RateLimitStore; c
 }
 
 /** Prints the demo team's key once, with a ready curl line. */
-function announceDemoKey(config: Config, secret: string): void {
+export function announceDemoKey(config: Config, secret: string): void {
   const lines = [
     '',
     'A demo team was created on this empty database. Its API key (shown only this once):',
@@ -65,25 +74,40 @@ function announceDemoKey(config: Config, secret: string): void {
   process.stdout.write(lines.join('\n') + '\n');
 }
 
-export async function startRuntime(config: Config): Promise<Runtime> {
-  const database = openDatabase(config.database);
+/**
+ * Everything up to listening. The caller prints `demo` (after listening, so the printed curl
+ * line works the moment it appears) and calls `close()` on shutdown.
+ */
+export async function startRuntime(baseConfig: Config): Promise<Runtime> {
+  const database = openDatabase(baseConfig.database);
+  let config: Config & { secret: string };
+  let demo: DemoTeam | null = null;
   try {
     await migrateToLatest(database.db);
-    if (config.bootstrapFile) {
-      await importBootstrapFile(database, config.bootstrapFile);
+    if (baseConfig.bootstrapFile) {
+      await importBootstrapFile(database, baseConfig.bootstrapFile);
     } else {
-      const demo = await seedDemoTeamIfEmpty(database.db, systemClock);
-      if (demo) announceDemoKey(config, demo.secret);
+      demo = await seedDemoTeamIfEmpty(database.db, systemClock);
     }
+    config = { ...baseConfig, secret: await resolveServiceSecret(database, baseConfig) };
   } catch (err) {
     await database.close();
     throw err;
   }
   const limiter = createRateLimitStore(config);
-  const app = await buildApp({ config, database, rateLimitStore: limiter.store });
+  let app: App;
+  try {
+    app = await buildApp({ config, database, rateLimitStore: limiter.store, secret: config.secret });
+  } catch (err) {
+    await limiter.close();
+    await database.close();
+    throw err;
+  }
   return {
     app,
     database,
+    config,
+    demo,
     async close() {
       await app.close();
       await limiter.close();

@@ -8,8 +8,8 @@ import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrator.js';
 import { BootstrapError } from '../modules/teams/bootstrap.js';
 import { createApiKey, deactivateApiKey, KeyCommandError } from '../modules/teams/api-keys.service.js';
-import { importBootstrapFile } from '../runtime.js';
-import { serve } from '../server.js';
+import type { BootstrapSummary } from '../modules/teams/bootstrap.js';
+import { BootstrapFileUnreadableError, importBootstrapFile } from '../modules/teams/bootstrap-file.js';
 import { systemClock } from '../shared/clock.js';
 
 const USAGE = `Usage: invoicing <command>
@@ -20,11 +20,30 @@ Commands:
   import FILE                            apply a bootstrap file and exit (idempotent)
   keys create --team ID --name NAME      create an API key and print its secret once
   keys deactivate KEY_ID                 deactivate an API key (refused everywhere within a second)
+  help                                   print this text
 
 Configuration is read from the environment (DATABASE_URL, ...); see README.md.
+Exit status: 0 done, 1 failure, 2 bad usage, configuration or input.
 `;
 
 class UsageError extends Error {}
+
+const COMMANDS = ['serve', 'migrate', 'import', 'keys'];
+
+/** parseArgs with its own errors (unknown or valueless options) reported as usage errors. */
+function parseOptions(args: string[], options: Record<string, { type: 'string' }>) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+function describeSummary(summary: BootstrapSummary): string {
+  return Object.entries(summary)
+    .map(([what, c]) => `  ${what}: ${c.created} created, ${c.updated} updated, ${c.unchanged} unchanged`)
+    .join('\n');
+}
 
 async function withDatabase<T>(config: Config, work: (db: ReturnType<typeof openDatabase>) => Promise<T>): Promise<T> {
   const database = openDatabase(config.database);
@@ -38,15 +57,20 @@ async function withDatabase<T>(config: Config, work: (db: ReturnType<typeof open
 
 async function run(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (!command || command === 'help' || command === '--help' || command === '-h') {
+  if (!command) throw new UsageError('a command is needed');
+  if (command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(USAGE);
-    return command ? 0 : 2;
+    return 0;
   }
+  if (!COMMANDS.includes(command)) throw new UsageError(`unknown command "${command}"`);
+  // Checked before anything heavy is loaded, so bad configuration fails fast for every command.
+  const config = loadConfig();
   if (command === 'serve') {
+    // Loaded only here: the other commands start faster without the HTTP stack.
+    const { serve } = await import('../server.js');
     await serve();
     return -1; // keeps running
   }
-  const config = loadConfig();
   switch (command) {
     case 'migrate': {
       const database = openDatabase(config.database);
@@ -61,18 +85,14 @@ async function run(argv: string[]): Promise<number> {
     case 'import': {
       const file = rest[0];
       if (!file || rest.length > 1) throw new UsageError('import needs exactly one FILE');
-      await withDatabase(config, (database) => importBootstrapFile(database, file));
-      process.stdout.write(`Applied ${file}.\n`);
+      const summary = await withDatabase(config, (database) => importBootstrapFile(database, file));
+      process.stdout.write(`Applied ${file}:\n${describeSummary(summary)}\n`);
       return 0;
     }
     case 'keys': {
       const [sub, ...args] = rest;
       if (sub === 'create') {
-        const { values, positionals } = parseArgs({
-          args,
-          options: { team: { type: 'string' }, name: { type: 'string' } },
-          allowPositionals: true,
-        });
+        const { values, positionals } = parseOptions(args, { team: { type: 'string' }, name: { type: 'string' } });
         if (!values.team || !values.name || positionals.length > 0) {
           throw new UsageError('keys create needs --team ID --name NAME');
         }
@@ -83,6 +103,12 @@ async function run(argv: string[]): Promise<number> {
           `Created API key ${key.id} "${key.name}" for team ${key.teamId}.\n` +
             `Secret (shown only this once, store it now):\n${key.secret}\n`,
         );
+        if (!key.withinTariff) {
+          process.stderr.write(
+            `invoicing: warning: team ${key.teamId} already has ${key.maxApiKeys} active key(s), its tariff's max_api_keys; ` +
+              'this key will be refused with api_key_over_tariff_limit until an older key is deactivated\n',
+          );
+        }
         return 0;
       }
       if (sub === 'deactivate') {
@@ -112,6 +138,9 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = 2;
     } else if (err instanceof BootstrapError) {
       process.stderr.write(`invoicing: invalid bootstrap file: ${err.message}\n`);
+      process.exitCode = 2;
+    } else if (err instanceof BootstrapFileUnreadableError) {
+      process.stderr.write(`invoicing: ${err.message}\n`);
       process.exitCode = 2;
     } else {
       process.stderr.write(`invoicing: ${(err as Error).message}\n`);

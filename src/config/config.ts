@@ -43,6 +43,11 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/** A value quoted for an error message: JSON escaping keeps the message on one line. */
+function shown(raw: string): string {
+  return JSON.stringify(raw.length > 200 ? `${raw.slice(0, 200)}…` : raw);
+}
+
 function read(env: Env, name: string): string | undefined {
   const value = env[name];
   if (value === undefined) return undefined;
@@ -53,9 +58,9 @@ function read(env: Env, name: string): string | undefined {
 function parseInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = read(env, name);
   if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be an integer from ${min} to ${max} (got ${shown(raw)})`);
   const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
+  if (value < min || value > max) throw new ConfigError(name, `must be an integer from ${min} to ${max} (got ${shown(raw)})`);
   return value;
 }
 
@@ -65,7 +70,7 @@ function parseBoolean(env: Env, name: string, fallback: boolean): boolean {
   const lower = raw.toLowerCase();
   if (['true', '1', 'yes', 'on'].includes(lower)) return true;
   if (['false', '0', 'no', 'off'].includes(lower)) return false;
-  throw new ConfigError(name, `must be true or false (got "${raw}")`);
+  throw new ConfigError(name, `must be true or false (got ${shown(raw)})`);
 }
 
 /** An absolute http(s) base URL without a trailing slash, query or fragment. */
@@ -74,13 +79,13 @@ function parseBaseUrl(name: string, raw: string): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(name, `must be an absolute http(s) URL (got "${raw}")`);
+    throw new ConfigError(name, `must be an absolute http(s) URL (got ${shown(raw)})`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(name, `must be an absolute http(s) URL (got "${raw}")`);
+    throw new ConfigError(name, `must be an absolute http(s) URL (got ${shown(raw)})`);
   }
   if (url.search || url.hash || url.username || url.password) {
-    throw new ConfigError(name, `must not carry credentials, a query or a fragment (got "${raw}")`);
+    throw new ConfigError(name, 'must not carry credentials, a query or a fragment');
   }
   return url.toString().replace(/\/+$/, '');
 }
@@ -110,10 +115,10 @@ function parseUrlWithScheme(env: Env, name: string, schemes: string[]): string |
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(name, `must be a URL starting with ${schemes.join(' or ')}`);
+    throw new ConfigError(name, `must be a URL starting with ${schemes.map((s) => `${s}://`).join(' or ')}`);
   }
   if (!schemes.includes(url.protocol.replace(/:$/, ''))) {
-    throw new ConfigError(name, `must be a URL starting with ${schemes.join(' or ')}`);
+    throw new ConfigError(name, `must be a URL starting with ${schemes.map((s) => `${s}://`).join(' or ')}`);
   }
   if (!url.hostname) throw new ConfigError(name, 'must name a host');
   return raw;
@@ -129,7 +134,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const redisUrl = parseUrlWithScheme(env, 'REDIS_URL', ['redis', 'rediss']);
   const smtpUrl = parseUrlWithScheme(env, 'SMTP_URL', ['smtp', 'smtps']);
   const mailFrom = read(env, 'INVOICING_MAIL_FROM') ?? 'invoices@localhost';
-  if (!EMAIL.test(mailFrom)) throw new ConfigError('INVOICING_MAIL_FROM', `must be an e-mail address (got "${mailFrom}")`);
+  if (!EMAIL.test(mailFrom)) throw new ConfigError('INVOICING_MAIL_FROM', `must be an e-mail address (got ${shown(mailFrom)})`);
 
   const publicRaw = read(env, 'INVOICING_PUBLIC_URL');
   const publicUrl = publicRaw ? parseBaseUrl('INVOICING_PUBLIC_URL', publicRaw) : `http://localhost:${port}`;

@@ -5,7 +5,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import {
+  Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteDialect,
+  type DialectAdapter,
+  type MigrationLockOptions,
+  type Transaction,
+} from 'kysely';
 import pg from 'pg';
 import type { DatabaseTarget } from '../config/config.js';
 import type { Database } from './types.js';
@@ -13,10 +22,49 @@ import type { Database } from './types.js';
 export type Db = Kysely<Database>;
 export type Executor = Kysely<Database> | Transaction<Database>;
 
+export type SqlDialect = 'sqlite' | 'postgres';
+
 export interface DatabaseHandle {
   db: Db;
-  dialect: 'sqlite' | 'postgres';
+  dialect: SqlDialect;
   close(): Promise<void>;
+}
+
+/**
+ * Which database a Kysely instance (or transaction, or a migration's untyped handle) talks
+ * to, read off its adapter. The one switch for SQL that cannot be portable.
+ */
+export function dialectOf(db: Kysely<any>): SqlDialect {
+  const adapter = db.getExecutor().adapter;
+  if (adapter instanceof PostgresAdapter) return 'postgres';
+  if (adapter instanceof SqliteAdapter) return 'sqlite';
+  throw new Error(`unsupported database adapter ${adapter.constructor.name}`);
+}
+
+/**
+ * Kysely's SQLite adapter takes no migration lock, so two processes starting on a fresh file
+ * could both run a migration. Here migrations run in one transaction whose first statement
+ * is a write to the lock row: the second process waits (busy_timeout) until the first
+ * commits, then finds nothing left to do.
+ */
+class LockingSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+
+  override async acquireMigrationLock(db: Kysely<any>, options: MigrationLockOptions): Promise<void> {
+    await db.updateTable(options.lockTable).set({ is_locked: 1 }).where('id', '=', options.lockRowId).execute();
+  }
+
+  override async releaseMigrationLock(): Promise<void> {
+    // The transaction's commit releases the write lock.
+  }
+}
+
+class LockingSqliteDialect extends SqliteDialect {
+  override createAdapter(): DialectAdapter {
+    return new LockingSqliteAdapter();
+  }
 }
 
 // PostgreSQL BIGINT (int8) arrives as a string by default; our integer columns fit in a double.
@@ -31,7 +79,7 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
     sqlite.pragma('synchronous = FULL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const db = new Kysely<Database>({ dialect: new LockingSqliteDialect({ database: sqlite }) });
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
   const pool = new pg.Pool({ connectionString: target.url, max: 10 });

@@ -2,7 +2,8 @@
 import type { Db } from '../../db/database.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
 import { hashSecret, newApiKeySecret } from '../../shared/tokens.js';
-import { findTeam, insertApiKey, nextApiKeyId, setApiKeyActive } from './teams.repository.js';
+import { tariffFromRow } from './tariffs.js';
+import { countActiveKeysBefore, findTariff, findTeam, insertApiKey, nextApiKeyId, setApiKeyActive } from './teams.repository.js';
 
 export class KeyCommandError extends Error {}
 
@@ -11,6 +12,9 @@ export interface CreatedKey {
   teamId: string;
   name: string;
   secret: string;
+  /** False when the team's tariff already has max_api_keys active keys: this one is refused until one goes. */
+  withinTariff: boolean;
+  maxApiKeys: number;
 }
 
 export async function createApiKey(db: Db, clock: Clock, input: { teamId: string; name: string }): Promise<CreatedKey> {
@@ -22,10 +26,13 @@ export async function createApiKey(db: Db, clock: Clock, input: { teamId: string
   for (let attempt = 0; ; attempt++) {
     try {
       return await db.transaction().execute(async (trx) => {
-        if (!(await findTeam(trx, input.teamId))) throw new KeyCommandError(`there is no team "${input.teamId}"`);
+        const team = await findTeam(trx, input.teamId);
+        if (!team) throw new KeyCommandError(`there is no team "${input.teamId}"`);
         const id = await nextApiKeyId(trx);
         await insertApiKey(trx, { id, teamId: input.teamId, name, secretHash: hashSecret(secret), now });
-        return { id, teamId: input.teamId, name, secret };
+        const tariff = tariffFromRow(team.tariff_id ? await findTariff(trx, team.tariff_id) : undefined);
+        const rank = await countActiveKeysBefore(trx, input.teamId, id);
+        return { id, teamId: input.teamId, name, secret, withinTariff: rank < tariff.max_api_keys, maxApiKeys: tariff.max_api_keys };
       });
     } catch (err) {
       if (err instanceof KeyCommandError || attempt >= 4) throw err;

@@ -1,0 +1,355 @@
+/**
+ * Benchmark: the built service (`node dist/src/server.js`) in a child process, driven by
+ * autocannon, against a physical-limit baseline: a bare `node:http` server, also a child
+ * process, answering the same bytes (body and content type) as the catalog route. The ratio
+ * column says what share of that limit each scenario reaches.
+ *
+ *   npm run bench                       # 10 s per scenario, 50 connections
+ *   BENCH_DURATION=3 BENCH_CONNECTIONS=20 BENCH_SCENARIOS=catalog,baseline npm run bench
+ *
+ * The service runs on a temporary SQLite database unless DATABASE_URL is set (REDIS_URL is
+ * passed on when set), bootstrapped with a team whose tariff has limits no run can reach and
+ * INVOICING_IP_RATE_PER_SEC=1000000, so nothing is throttled. Results go to
+ * bench/results/<timestamp>.md and .json.
+ *
+ * Adding a scenario: append to `scenarios` below. `setup` runs once before the measurement
+ * (e.g. seed documents through the API); `body` is sent with every request.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { listScenarios } from './list-scenarios.js';
+
+/** dist/bench/run.js or bench/run.ts: the repository is two levels or one level up. */
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO_ROOT = fs.existsSync(path.join(HERE, '..', 'package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
+const RESULTS_DIR = path.join(REPO_ROOT, 'bench', 'results');
+
+const DURATION_SEC = positiveInt('BENCH_DURATION', 10);
+const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 50);
+const WARMUP_SEC = Math.min(2, DURATION_SEC);
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
+const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((s) => s.trim()).filter(Boolean);
+
+const BENCH_KEY = 'ak_bench_0000000000000000000000000001';
+const BENCH_INN = '7707083893';
+
+export interface BenchContext {
+  serviceUrl: string;
+  baselineUrl: string;
+  apiKey: string;
+  /** The seller INN of the bench team's organization. */
+  sellerInn: string;
+  /** The service's DATABASE_URL and the bench team, for scenarios that seed data directly. */
+  databaseUrl: string;
+  teamId: string;
+}
+
+export interface Scenario {
+  name: string;
+  /** Which server the requests go to. */
+  target: 'service' | 'baseline';
+  method: 'GET' | 'POST' | 'PUT';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Runs once before the measurement, e.g. to seed documents. */
+  setup?: (ctx: BenchContext) => Promise<void>;
+}
+
+const authHeaders = { 'x-api-key': BENCH_KEY };
+
+/** In the order they run. Ratios are to the `baseline` scenario. */
+export const scenarios: Scenario[] = [
+  { name: 'baseline', target: 'baseline', method: 'GET', path: '/api/v1/ref/catalog' },
+  { name: 'healthz', target: 'service', method: 'GET', path: '/healthz' },
+  { name: 'catalog', target: 'service', method: 'GET', path: '/api/v1/ref/catalog', headers: authHeaders },
+  // List, search, read and create over BENCH_DOCS seeded documents (bench/list-scenarios.ts).
+  ...listScenarios,
+];
+
+interface Row {
+  scenario: string;
+  method: string;
+  path: string;
+  requests_per_sec: number;
+  p50_ms: number;
+  p99_ms: number;
+  ratio_to_baseline: number | null;
+  total_requests: number;
+  non_2xx: number;
+  errors: number;
+}
+
+function positiveInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (got ${JSON.stringify(raw)})`);
+  return value;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const children: ChildProcess[] = [];
+
+function startChild(args: string[], env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
+  const log = fs.openSync(logFile, 'a');
+  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['ignore', log, log] });
+  fs.closeSync(log);
+  children.push(child);
+  return child;
+}
+
+async function stopChildren(): Promise<void> {
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+          child.once('exit', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+}
+
+async function waitForHealthy(url: string, child: ChildProcess, logFile: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url} exited with ${child.exitCode}:\n${fs.readFileSync(logFile, 'utf8')}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not answer within 30 s:\n${fs.readFileSync(logFile, 'utf8')}`);
+}
+
+function bootstrapFile(dir: string): string {
+  const huge = { per_sec: 2_000_000_000, per_min: 2_000_000_000, per_day: 2_000_000_000 };
+  const file = path.join(dir, 'bench-bootstrap.json');
+  const content = {
+    tariffs: { bench: { max_organizations: 10, max_api_keys: 10, key_rate: huge, team_rate: huge, emails_per_day: 0, external_share: true } },
+    teams: [
+      {
+        id: 'bench',
+        name: 'Benchmark team',
+        tariff: 'bench',
+        api_keys: [{ id: 990001, name: 'bench', secret: BENCH_KEY, active: true }],
+        organizations: [{ id: 'bench-org', name: 'ООО «Ромашка»', inn: BENCH_INN, kpp: '773601001', active: true }],
+        bank_accounts: [
+          {
+            id: 'bench-ba',
+            organization_id: 'bench-org',
+            bank_name: 'ПАО Сбербанк',
+            bik: '044525225',
+            account: '40702810938000000001',
+            corr_account: '30101810400000000225',
+            is_default: true,
+          },
+        ],
+        managers: [{ id: 'bench-m', name: 'Иван Петров', email: 'ivan@romashka.example' }],
+        signers: [{ id: 'bench-s', organization_id: 'bench-org', name: 'Анна Смирнова', position: 'Генеральный директор', role: 'director' }],
+      },
+    ],
+  };
+  fs.writeFileSync(file, JSON.stringify(content, null, 2));
+  return file;
+}
+
+/** The baseline: a bare node:http server answering every request with the given bytes. */
+const BASELINE_SCRIPT = `
+const fs = require('node:fs');
+const http = require('node:http');
+const body = fs.readFileSync(process.env.BASELINE_BODY_FILE);
+const type = process.env.BASELINE_CONTENT_TYPE;
+http.createServer((req, res) => {
+  req.resume();
+  res.writeHead(200, { 'content-type': type, 'content-length': body.length });
+  res.end(body);
+}).listen(Number(process.env.BASELINE_PORT), '127.0.0.1');
+process.on('SIGTERM', () => process.exit(0));
+`;
+
+async function measure(url: string, scenario: Scenario, durationSec: number): Promise<autocannon.Result> {
+  return autocannon({
+    url: url + scenario.path,
+    method: scenario.method,
+    headers: { ...(scenario.body ? { 'content-type': 'application/json' } : {}), ...scenario.headers },
+    ...(scenario.body ? { body: scenario.body } : {}),
+    connections: CONNECTIONS,
+    duration: durationSec,
+  });
+}
+
+function gitCommit(): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return null;
+  }
+}
+
+function markdownTable(rows: Row[]): string {
+  const lines = [
+    '| scenario | request | req/s | p50 ms | p99 ms | ratio to baseline | requests | non-2xx | errors |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of rows) {
+    const ratio = r.ratio_to_baseline === null ? '–' : r.ratio_to_baseline.toFixed(2);
+    lines.push(
+      `| ${r.scenario} | ${r.method} ${r.path} | ${Math.round(r.requests_per_sec)} | ${r.p50_ms} | ${r.p99_ms} | ${ratio} | ${r.total_requests} | ${r.non_2xx} | ${r.errors} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'invoicing-bench-'));
+  const databaseUrl = process.env.DATABASE_URL || `sqlite:${path.join(tmp, 'bench.sqlite')}`;
+  const serverEntry = path.join(REPO_ROOT, 'dist', 'src', 'server.js');
+  if (!fs.existsSync(serverEntry)) throw new Error(`${serverEntry} is missing: run npm run build (npm run bench does)`);
+
+  const servicePort = await freePort();
+  const serviceLog = path.join(tmp, 'service.log');
+  const serviceEnv: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'production',
+    PORT: String(servicePort),
+    HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl,
+    INVOICING_BOOTSTRAP_FILE: bootstrapFile(tmp),
+    INVOICING_IP_RATE_PER_SEC: '1000000',
+    INVOICING_DATA_DIR: path.join(tmp, 'data'),
+    LOG_LEVEL,
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+  };
+  const service = startChild([serverEntry], serviceEnv, serviceLog);
+  const serviceUrl = `http://127.0.0.1:${servicePort}`;
+  await waitForHealthy(`${serviceUrl}/healthz`, service, serviceLog);
+
+  // The baseline answers exactly what the service answers on the catalog route.
+  const catalog = await fetch(`${serviceUrl}/api/v1/ref/catalog`, { headers: authHeaders });
+  if (catalog.status !== 200) throw new Error(`the catalog answered ${catalog.status}: ${await catalog.text()}`);
+  const catalogBody = Buffer.from(await catalog.arrayBuffer());
+  const bodyFile = path.join(tmp, 'catalog.body');
+  fs.writeFileSync(bodyFile, catalogBody);
+  const baselinePort = await freePort();
+  const baselineLog = path.join(tmp, 'baseline.log');
+  const baseline = startChild(
+    ['-e', BASELINE_SCRIPT],
+    {
+      PATH: process.env.PATH,
+      BASELINE_PORT: String(baselinePort),
+      BASELINE_BODY_FILE: bodyFile,
+      BASELINE_CONTENT_TYPE: catalog.headers.get('content-type') ?? 'application/json',
+    },
+    baselineLog,
+  );
+  const baselineUrl = `http://127.0.0.1:${baselinePort}`;
+  await waitForHealthy(`${baselineUrl}/`, baseline, baselineLog);
+
+  const ctx: BenchContext = { serviceUrl, baselineUrl, apiKey: BENCH_KEY, sellerInn: BENCH_INN, databaseUrl, teamId: 'bench' };
+  const selected = scenarios.filter((s) => !ONLY || ONLY.includes(s.name));
+  const rows: Row[] = [];
+  process.stdout.write(
+    `Benchmark: ${selected.length} scenario(s), ${DURATION_SEC} s each after a ${WARMUP_SEC} s warm-up, ${CONNECTIONS} connections, ` +
+      `database ${databaseUrl.startsWith('sqlite:') ? 'SQLite' : 'PostgreSQL'}, LOG_LEVEL=${LOG_LEVEL}\n`,
+  );
+  for (const scenario of selected) {
+    const url = scenario.target === 'service' ? serviceUrl : baselineUrl;
+    await scenario.setup?.(ctx);
+    await measure(url, scenario, WARMUP_SEC);
+    const result = await measure(url, scenario, DURATION_SEC);
+    rows.push({
+      scenario: scenario.name,
+      method: scenario.method,
+      path: scenario.path,
+      requests_per_sec: result.requests.average,
+      p50_ms: result.latency.p50,
+      p99_ms: result.latency.p99,
+      ratio_to_baseline: null,
+      total_requests: result.requests.total,
+      non_2xx: result.non2xx,
+      errors: result.errors,
+    });
+    process.stdout.write(`  ${scenario.name}: ${Math.round(result.requests.average)} req/s\n`);
+  }
+  const base = rows.find((r) => r.scenario === 'baseline');
+  for (const row of rows) row.ratio_to_baseline = base && base.requests_per_sec > 0 ? row.requests_per_sec / base.requests_per_sec : null;
+
+  const startedAt = new Date();
+  const meta = {
+    date: startedAt.toISOString(),
+    commit: gitCommit(),
+    node: process.version,
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.cpus().length,
+    load_average_1m: Number(os.loadavg()[0]?.toFixed(2)),
+    duration_sec: DURATION_SEC,
+    warmup_sec: WARMUP_SEC,
+    connections: CONNECTIONS,
+    database: databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'postgres',
+    redis: Boolean(process.env.REDIS_URL),
+    log_level: LOG_LEVEL,
+  };
+  const table = markdownTable(rows);
+  process.stdout.write(`\n${table}\n`);
+  if (rows.some((r) => r.non_2xx > 0 || r.errors > 0)) {
+    process.stdout.write('\nWARNING: some requests failed (non-2xx or errors): those numbers do not measure the happy path.\n');
+  }
+
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
+  const markdown = [
+    `# Benchmark ${meta.date}`,
+    '',
+    `Commit ${meta.commit ?? 'unknown'}, Node ${meta.node}, ${meta.cores} × ${meta.cpu}, 1-minute load average ${meta.load_average_1m} at the end.`,
+    `${meta.duration_sec} s per scenario after a ${meta.warmup_sec} s warm-up, ${meta.connections} connections (autocannon in the same machine),`,
+    `database ${meta.database}${meta.redis ? ' with Redis rate-limit counters' : ''}, LOG_LEVEL=${meta.log_level}.`,
+    'The baseline is a bare node:http server in its own process answering the catalog response bytes: the physical limit of this machine.',
+    '',
+    table,
+    '',
+  ].join('\n');
+  fs.writeFileSync(path.join(RESULTS_DIR, `${stamp}.md`), markdown);
+  fs.writeFileSync(path.join(RESULTS_DIR, `${stamp}.json`), `${JSON.stringify({ meta, results: rows }, null, 2)}\n`);
+  process.stdout.write(`\nWritten bench/results/${stamp}.md and .json\n`);
+
+  await stopChildren();
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    for (const child of children) child.kill('SIGKILL');
+    process.exit(130);
+  });
+}
+
+main().catch(async (err: unknown) => {
+  process.stderr.write(`bench: ${(err as Error).message}\n`);
+  await stopChildren();
+  process.exit(1);
+});

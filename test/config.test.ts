@@ -1,0 +1,191 @@
+/** loadConfig against the operating contract, section 2: defaults, overrides, and one clear line per bad value. */
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config/config.js';
+
+const CWD = '/srv/invoicing';
+
+describe('loadConfig defaults (contract section 2)', () => {
+  const config = loadConfig({}, CWD);
+
+  it('listens on 127.0.0.1:8080', () => {
+    expect(config.port).toBe(8080);
+    expect(config.host).toBe('127.0.0.1');
+  });
+
+  it('uses the SQLite file ./data/invoicing.sqlite, resolved against the working directory', () => {
+    expect(config.database).toEqual({ kind: 'sqlite', file: path.resolve(CWD, 'data/invoicing.sqlite') });
+  });
+
+  it('derives the public, share and portal bases from the port', () => {
+    expect(config.publicUrl).toBe('http://localhost:8080');
+    expect(config.shareUrl).toBe('http://localhost:8080/s');
+    expect(config.portalUrl).toBe('http://localhost:8080/portal');
+  });
+
+  it('has the published demo token and id, a per-IP rate of 10, no proxy trust', () => {
+    expect(config.demoToken).toBe('demo-token');
+    expect(config.demoPublicId).toBe('demo-invoice');
+    expect(config.ipRatePerSec).toBe(10);
+    expect(config.trustProxy).toBe(false);
+  });
+
+  it('has no Redis, SMTP, bootstrap file or configured secret; mail from invoices@localhost', () => {
+    expect(config.redisUrl).toBeNull();
+    expect(config.smtpUrl).toBeNull();
+    expect(config.bootstrapFile).toBeNull();
+    expect(config.secret).toBeNull();
+    expect(config.mailFrom).toBe('invoices@localhost');
+    expect(config.logLevel).toBe('info');
+    expect(config.dataDir).toBe(path.resolve(CWD, 'data'));
+  });
+
+  it('treats empty and blank variables as unset', () => {
+    expect(loadConfig({ PORT: '', HOST: '  ', INVOICING_TRUST_PROXY: '' }, CWD)).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      trustProxy: false,
+    });
+  });
+
+  it('derives the public URL from PORT when only PORT is set', () => {
+    const c = loadConfig({ PORT: '9090' }, CWD);
+    expect(c.publicUrl).toBe('http://localhost:9090');
+    expect(c.shareUrl).toBe('http://localhost:9090/s');
+    expect(c.portalUrl).toBe('http://localhost:9090/portal');
+  });
+});
+
+describe('loadConfig overrides', () => {
+  it('takes every variable', () => {
+    const secret = 'x'.repeat(40);
+    const c = loadConfig(
+      {
+        PORT: '3000',
+        HOST: '0.0.0.0',
+        DATABASE_URL: 'postgres://app:pw@db.internal:5432/invoicing',
+        REDIS_URL: 'redis://cache:6379/0',
+        SMTP_URL: 'smtp://user:pass@mail.example:587',
+        INVOICING_MAIL_FROM: 'billing@example.com',
+        INVOICING_PUBLIC_URL: 'https://api.example.com/',
+        INVOICING_SHARE_URL: 'https://share.example.com',
+        INVOICING_PORTAL_URL: 'https://portal.example.com/p/',
+        INVOICING_BOOTSTRAP_FILE: 'config/bootstrap.json',
+        INVOICING_DEMO_TOKEN: 'public-demo',
+        INVOICING_DEMO_PUBLIC_ID: 'sample-1',
+        INVOICING_IP_RATE_PER_SEC: '250',
+        INVOICING_TRUST_PROXY: 'true',
+        INVOICING_SECRET: secret,
+        LOG_LEVEL: 'warn',
+        INVOICING_DATA_DIR: '/var/lib/invoicing',
+      },
+      CWD,
+    );
+    expect(c).toEqual({
+      port: 3000,
+      host: '0.0.0.0',
+      database: { kind: 'postgres', url: 'postgres://app:pw@db.internal:5432/invoicing' },
+      redisUrl: 'redis://cache:6379/0',
+      smtpUrl: 'smtp://user:pass@mail.example:587',
+      mailFrom: 'billing@example.com',
+      publicUrl: 'https://api.example.com',
+      shareUrl: 'https://share.example.com',
+      portalUrl: 'https://portal.example.com/p',
+      bootstrapFile: path.resolve(CWD, 'config/bootstrap.json'),
+      demoToken: 'public-demo',
+      demoPublicId: 'sample-1',
+      ipRatePerSec: 250,
+      trustProxy: true,
+      secret,
+      logLevel: 'warn',
+      dataDir: '/var/lib/invoicing',
+    });
+  });
+
+  it('derives share and portal from an overridden public URL', () => {
+    const c = loadConfig({ INVOICING_PUBLIC_URL: 'https://inv.example.com/base' }, CWD);
+    expect(c.shareUrl).toBe('https://inv.example.com/base/s');
+    expect(c.portalUrl).toBe('https://inv.example.com/base/portal');
+  });
+
+  it('accepts sqlite: with relative and absolute paths, and postgresql://', () => {
+    expect(loadConfig({ DATABASE_URL: 'sqlite:db/x.sqlite' }, CWD).database).toEqual({ kind: 'sqlite', file: path.resolve(CWD, 'db/x.sqlite') });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.sqlite' }, CWD).database).toEqual({ kind: 'sqlite', file: '/tmp/x.sqlite' });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:///tmp/x.sqlite' }, CWD).database).toEqual({ kind: 'sqlite', file: '/tmp/x.sqlite' });
+    expect(loadConfig({ DATABASE_URL: 'postgresql://h/db' }, CWD).database).toEqual({ kind: 'postgres', url: 'postgresql://h/db' });
+  });
+
+  it('reads true and false spelled several ways', () => {
+    for (const yes of ['true', 'TRUE', '1', 'yes', 'on']) expect(loadConfig({ INVOICING_TRUST_PROXY: yes }, CWD).trustProxy).toBe(true);
+    for (const no of ['false', 'False', '0', 'no', 'off']) expect(loadConfig({ INVOICING_TRUST_PROXY: no }, CWD).trustProxy).toBe(false);
+  });
+
+  it('accepts rediss:// and smtps://', () => {
+    const c = loadConfig({ REDIS_URL: 'rediss://cache:6380', SMTP_URL: 'smtps://mail.example:465' }, CWD);
+    expect(c.redisUrl).toBe('rediss://cache:6380');
+    expect(c.smtpUrl).toBe('smtps://mail.example:465');
+  });
+});
+
+describe('loadConfig refuses bad values with one line naming the variable', () => {
+  const bad: Array<[string, string]> = [
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['PORT', '80\n80'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'sqlite:'],
+    ['INVOICING_PUBLIC_URL', 'ftp://x'],
+    ['INVOICING_PUBLIC_URL', 'not a url'],
+    ['INVOICING_PUBLIC_URL', 'https://x.example/?a=1'],
+    ['INVOICING_SHARE_URL', 'ftp://x'],
+    ['INVOICING_PORTAL_URL', 'portal'],
+    ['INVOICING_TRUST_PROXY', 'maybe'],
+    ['INVOICING_IP_RATE_PER_SEC', '0'],
+    ['INVOICING_IP_RATE_PER_SEC', '1.5'],
+    ['REDIS_URL', 'http://x'],
+    ['REDIS_URL', 'nope'],
+    ['SMTP_URL', 'nope'],
+    ['SMTP_URL', 'http://mail.example'],
+    ['INVOICING_SECRET', 'short'],
+    ['INVOICING_MAIL_FROM', 'bad'],
+    ['INVOICING_DEMO_PUBLIC_ID', 'has space'],
+    ['LOG_LEVEL', 'loud'],
+  ];
+
+  it.each(bad)('%s=%j', (variable, value) => {
+    let error: unknown;
+    try {
+      loadConfig({ [variable]: value }, CWD);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const { message } = error as ConfigError;
+    expect((error as ConfigError).variable).toBe(variable);
+    expect(message).toContain(variable);
+    expect(message).not.toMatch(/[\r\n]/);
+    expect(message.length).toBeLessThan(300);
+  });
+
+  it('never echoes a secret or credentials in the message', () => {
+    const messages = [
+      { INVOICING_SECRET: 'tooshort-but-secret' },
+      { INVOICING_PUBLIC_URL: 'https://user:hunter2@x.example' },
+      { DATABASE_URL: 'mysql://root:hunter2@db' },
+      { REDIS_URL: 'http://:hunter2@cache' },
+    ].map((env) => {
+      try {
+        loadConfig(env, CWD);
+        return '';
+      } catch (err) {
+        return (err as Error).message;
+      }
+    });
+    for (const m of messages) {
+      expect(m).not.toBe('');
+      expect(m).not.toContain('hunter2');
+      expect(m).not.toContain('tooshort-but-secret');
+    }
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * The real `invoicing` command in a child process (`node --import tsx src/cli/main.ts …`),
+ * run from the repository so modules resolve, configured only through its environment.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Variables of the parent that must not leak into a child's configuration. */
+const CONFIG_VARIABLES = /^(PORT|HOST|DATABASE_URL|SMTP_URL|LOG_LEVEL|INVOICING_.*)$/;
+
+/** The parent's environment without service configuration (REDIS_URL is kept, as CI sets it), plus `env`. */
+export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !CONFIG_VARIABLES.test(name)));
+  return { ...base, LOG_LEVEL: 'warn', ...env };
+}
+
+/** A port that was free a moment ago (listen on 0, read it, close). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+function invoicingArgs(args: string[]): string[] {
+  return ['--import', 'tsx', path.join(REPO_ROOT, 'src/cli/main.ts'), ...args];
+}
+
+/** Runs `invoicing ARGS` to completion. */
+export async function runCli(args: string[], env: Record<string, string>, timeoutMs = 80_000): Promise<CliResult> {
+  const child = spawn(process.execPath, invoicingArgs(args), { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.on('close', (c, s) => resolve([c, s])),
+  );
+  clearTimeout(timer);
+  return { code, signal, stdout, stderr };
+}
+
+/** A running `invoicing serve`. */
+export class ServiceProcess {
+  stdout = '';
+  stderr = '';
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private exitInfo: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+
+  constructor(
+    readonly child: ChildProcess,
+    readonly port: number,
+  ) {
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (this.stdout += chunk));
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
+    this.exited = new Promise((resolve) =>
+      child.on('close', (code, signal) => {
+        this.exitInfo = { code, signal };
+        resolve(this.exitInfo);
+      }),
+    );
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get running(): boolean {
+    return this.exitInfo === null;
+  }
+
+  /** Resolves once /healthz answers 200; rejects if the process exits or the time runs out. */
+  async waitUntilHealthy(timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (!this.running) {
+        throw new Error(`the service exited (${JSON.stringify(this.exitInfo)}) before it was healthy:\n${this.stderr}${this.stdout}`);
+      }
+      try {
+        const res = await fetch(`${this.baseUrl}/healthz`);
+        if (res.status === 200) return;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`the service was not healthy within ${timeoutMs} ms:\n${this.stderr}${this.stdout}`);
+  }
+
+  /** Sends `signal` and waits for the exit; SIGKILL after `timeoutMs`. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 10_000) {
+    if (this.running) this.child.kill(signal);
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
+    const result = await this.exited;
+    clearTimeout(timer);
+    return result;
+  }
+}
+
+/** Starts `invoicing serve` on `port` (a free one by default). */
+export async function startService(env: Record<string, string>, port?: number): Promise<ServiceProcess> {
+  const chosen = port ?? (await freePort());
+  const child = spawn(process.execPath, invoicingArgs(['serve']), {
+    cwd: REPO_ROOT,
+    env: childEnv({ PORT: String(chosen), ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new ServiceProcess(child, chosen);
+}
