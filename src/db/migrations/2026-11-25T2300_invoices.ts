@@ -19,7 +19,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('seller_org_id', 'varchar(100)', (c) => c.notNull())
     .addColumn('seller_inn', 'varchar(12)', (c) => c.notNull())
     .addColumn('seller_name', 'text', (c) => c.notNull())
-    .addColumn('buyer_inn', 'varchar(12)')
+    .addColumn('buyer_inn', 'varchar(64)')
     .addColumn('buyer_name', 'text', (c) => c.notNull())
     .addColumn('search_text', 'text', (c) => c.notNull())
     .addColumn('seller_status', 'varchar(20)', (c) => c.notNull())

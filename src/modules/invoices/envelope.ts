@@ -63,6 +63,10 @@ function readActorLogin(body: Record<string, unknown>, errors: FieldError[]): st
     return null;
   }
   const login = value.trim();
+  if (login.includes('\u0000')) {
+    errors.push({ field: 'actor_login', code: 'invalid_character', message: 'actor_login must not contain the NUL character (U+0000)' });
+    return null;
+  }
   if ([...login].length > ACTOR_LOGIN_MAX_LENGTH) {
     errors.push({ field: 'actor_login', code: 'too_long', message: `actor_login must be at most ${ACTOR_LOGIN_MAX_LENGTH} characters` });
     return null;

@@ -3,6 +3,12 @@
  * response is recorded in the same transaction as the document, so a retry either replays
  * exactly that response or, while the first is still running, is told to wait. A key reused
  * with another body within 24 hours is refused.
+ *
+ * A claim is owned by its `created_at`. A `pending` claim older than the lease belongs to a
+ * request that died (crash, restart): since the document and the `done` record commit together,
+ * nothing was stored, so a retry takes the claim over, as after any failed attempt. The owner
+ * records and releases only its own claim, so a slow first request that lost its claim rolls
+ * back instead of creating a second document.
  */
 import crypto from 'node:crypto';
 import type { Transaction } from 'kysely';
@@ -15,6 +21,8 @@ import type { InvoiceWriteResponse } from './invoice.schemas.js';
 import type { WriteOutcome } from './invoice.service.js';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
+/** Far longer than any create takes; a claim this old has no live owner. */
+export const PENDING_LEASE_MS = 5 * 60 * 1000;
 
 /** Hash of the request body with object keys sorted, so key order does not matter. */
 export function requestHash(body: unknown): string {
@@ -45,20 +53,31 @@ export class IdempotencyStore {
     work: (onCommit: (trx: Transaction<Database>, outcome: WriteOutcome) => Promise<void>) => Promise<WriteOutcome>,
   ): Promise<WriteOutcome> {
     const now = this.clock.now();
+    const claimedAt = now.toISOString();
     const existing = await this.claim(teamId, key, hash, now);
     if (existing) return existing;
     try {
       return await work(async (trx, outcome) => {
-        await trx
+        const recorded = await trx
           .updateTable('idempotency_keys')
           .set({ state: 'done', response_status: outcome.status, response_body: JSON.stringify(outcome.body) })
           .where('team_id', '=', teamId)
           .where('idem_key', '=', key)
-          .execute();
+          .where('state', '=', 'pending')
+          .where('created_at', '=', claimedAt)
+          .executeTakeFirst();
+        // The claim lapsed and a retry took it over: roll this document back, the retry stands.
+        if (Number(recorded.numUpdatedRows) !== 1) throw inProgress();
       });
     } catch (err) {
-      // Nothing was stored: release the key so a corrected retry can run.
-      await this.db.deleteFrom('idempotency_keys').where('team_id', '=', teamId).where('idem_key', '=', key).where('state', '=', 'pending').execute();
+      // Nothing was stored: release the key (if still ours) so a corrected retry can run.
+      await this.db
+        .deleteFrom('idempotency_keys')
+        .where('team_id', '=', teamId)
+        .where('idem_key', '=', key)
+        .where('state', '=', 'pending')
+        .where('created_at', '=', claimedAt)
+        .execute();
       throw err;
     }
   }
@@ -91,21 +110,34 @@ export class IdempotencyStore {
       .where('team_id', '=', teamId)
       .where('idem_key', '=', key)
       .executeTakeFirst();
-    if (!row) throw new ApiError('idempotency_request_in_progress', { details: 'retry in a moment' }, { 'retry-after': '1' });
+    if (!row) throw inProgress();
+    if (row.state === 'pending' && row.created_at < new Date(now.getTime() - PENDING_LEASE_MS).toISOString()) {
+      const taken = await this.db
+        .updateTable('idempotency_keys')
+        .set({ request_hash: hash, created_at: nowIso, expires_at: new Date(now.getTime() + TTL_MS).toISOString() })
+        .where('team_id', '=', teamId)
+        .where('idem_key', '=', key)
+        .where('state', '=', 'pending')
+        .where('created_at', '=', row.created_at)
+        .executeTakeFirst();
+      if (Number(taken.numUpdatedRows) === 1) return null;
+      throw inProgress();
+    }
     if (row.request_hash !== hash) {
       throw new ApiError('idempotency_key_reused', {
         details: 'this Idempotency-Key was used within 24 hours with a different request body',
       });
     }
-    if (row.state !== 'done' || row.response_body === null) {
-      throw new ApiError(
-        'idempotency_request_in_progress',
-        { details: 'a request with this Idempotency-Key is still being processed; retry in a moment' },
-        { 'retry-after': '1' },
-      );
-    }
+    if (row.state !== 'done' || row.response_body === null) throw inProgress();
     const body = JSON.parse(row.response_body) as InvoiceWriteResponse;
     return { status: row.response_status === 207 ? 207 : 200, body, etag: body.api.etag, replayed: true };
   }
 }
 
+function inProgress(): ApiError {
+  return new ApiError(
+    'idempotency_request_in_progress',
+    { details: 'a request with this Idempotency-Key is still being processed; retry in a moment' },
+    { 'retry-after': '1' },
+  );
+}

@@ -1,6 +1,6 @@
 /** Documents API routes (spec section 4): parse → service → reply. */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { TypeBoxValidatorCompiler, type FastifyPluginAsyncTypebox, type TSchema } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { requireAuth } from '../../http/auth.js';
 import { API_SECURITY } from '../../http/openapi.js';
 import { errorResponses, ref } from '../../shared/schemas.js';
@@ -17,10 +17,15 @@ import {
 import { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
 import type { InvoiceService, RequestInfo, WriteOutcome } from './invoice.service.js';
 
-/** Body errors are collected by the service's own validation (every path at once), not by ajv. */
-function rethrowNonBodyValidation(request: FastifyRequest): void {
-  const error = request.validationError as (Error & { validationContext?: string }) | undefined;
-  if (error && error.validationContext !== 'body') throw error;
+/**
+ * Write routes check params and headers with TypeBox and leave the body to the service, which
+ * reports every problem at once and coerces nothing. The app's ajv coerces types in place
+ * (`"2"` → 2, `[false]` → false, `0` → `"0"`), which would change the document before the
+ * service sees it; the body schema stays on the route for the OpenAPI description only.
+ */
+function writeValidatorCompiler<T>(route: Parameters<FastifySchemaCompiler<T>>[0]): ReturnType<FastifySchemaCompiler<T>> {
+  if (route.httpPart === 'body') return (value: unknown) => ({ value });
+  return TypeBoxValidatorCompiler(route as unknown as Parameters<FastifySchemaCompiler<TSchema>>[0]);
 }
 
 function requestInfo(request: FastifyRequest): RequestInfo {
@@ -46,7 +51,7 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
   app.post(
     '/api/v1/invoices',
     {
-      attachValidation: true,
+      validatorCompiler: writeValidatorCompiler,
       schema: {
         operationId: 'createInvoice',
         summary: 'Create an invoice',
@@ -65,7 +70,6 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
       },
     },
     async (request, reply) => {
-      rethrowNonBodyValidation(request);
       const outcome = await invoices.create(requireAuth(request), request.body, {
         ...requestInfo(request),
         idempotencyKey: request.headers['idempotency-key'] ?? null,
@@ -77,7 +81,7 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
   app.put(
     '/api/v1/invoices/:public_id',
     {
-      attachValidation: true,
+      validatorCompiler: writeValidatorCompiler,
       schema: {
         operationId: 'updateInvoice',
         summary: 'Fully update an invoice',
@@ -97,7 +101,6 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
       },
     },
     async (request, reply) => {
-      rethrowNonBodyValidation(request);
       const outcome = await invoices.update(requireAuth(request), request.params.public_id, request.body, {
         ...requestInfo(request),
         ifMatch: request.headers['if-match'] ?? null,

@@ -239,7 +239,8 @@ export class InvoiceService {
       document: JSON.stringify(stored),
       validation: JSON.stringify({ valid: true, errors: [], warnings }),
       last_modified_at: now,
-      last_modified_by_login: prepared.envelope.actorLogin,
+      // Without actor_login the key's name stands for the actor (as the metadata description says).
+      last_modified_by_login: prepared.envelope.actorLogin ?? auth.keyName,
       api_key_id: auth.keyId,
       api_key_name: auth.keyName,
       api_request_host: info.host,
@@ -265,7 +266,7 @@ export class InvoiceService {
       package_public_id: randomToken(16),
       buyer_status: 'not_sent',
       created_at: now,
-      created_by_login: envelope.actorLogin,
+      created_by_login: envelope.actorLogin ?? auth.keyName,
       api_created_at: now,
       api_updated_at: null,
       notifications: null,
@@ -300,12 +301,18 @@ export class InvoiceService {
     const to = prepared.invoice.seller_status ?? from;
     const now = isoNow(this.deps.clock);
     const values = this.rowFor(auth, prepared, publicId, now, to, info);
-    if (isLocked(from) && (to !== from || values.document !== current.document)) {
-      throw new ApiError('document_locked', {
-        details: `the document is ${from} and accepts no other change`,
-        document_public_id: publicId,
-        document_kind: 'invoice',
-      });
+    if (isLocked(from)) {
+      if (to !== from || !sameDocument(values.document, current.document)) {
+        throw new ApiError('document_locked', {
+          details: `the document is ${from} and accepts no other change`,
+          document_public_id: publicId,
+          document_kind: 'invoice',
+        });
+      }
+      // The same document again: nothing to change, and a locked document takes no new revision
+      // (nor a new modifier), so the answer is the document as it is.
+      const links = await repo.listShareLinks(this.deps.db, auth.teamId, publicId);
+      return this.outcome(auth, current, links, info, prepared.envelope.notify);
     }
     if (!canMoveSellerStatus(from, to)) {
       throw new ApiError('invalid_status_transition', {
@@ -421,6 +428,11 @@ function itemRows(teamId: string, publicId: string, invoice: NormalizedInvoice) 
 
 function storedNotifications(row: InvoiceRow): InvoiceWriteResponse['notifications'] {
   return row.notifications ? (JSON.parse(row.notifications) as InvoiceWriteResponse['notifications']) : nothingPlanned(row.public_id, false);
+}
+
+/** Stored documents compared by content: key order is not a change. */
+function sameDocument(a: string, b: string): boolean {
+  return requestHash(JSON.parse(a)) === requestHash(JSON.parse(b));
 }
 
 function etagMatches(ifMatch: string, row: InvoiceRow): boolean {

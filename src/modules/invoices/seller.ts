@@ -44,9 +44,11 @@ export function resolveSellerFrom(
   fill('kpp', organization.kpp);
   fill('address', organization.address);
   fill('email', organization.email);
-  // Bank requisites come as a set: the default account fills them only when the payload names
-  // no account or names that very account, never mixing its BIK with another account.
-  if (account && (!filled.account || filled.account === account.account)) {
+  // Bank requisites come as a set: the default account fills them only when every bank identifier
+  // the payload gives (account, BIK, corr. account) is that account's, so a payment never mixes
+  // the default account with another bank. The bank's name is not an identifier (spellings vary).
+  const sameBank = (key: 'account' | 'bik' | 'corr_account') => !filled[key] || filled[key] === account?.[key];
+  if (account && sameBank('account') && sameBank('bik') && sameBank('corr_account')) {
     fill('bank_name', account.bank_name);
     fill('bik', account.bik);
     fill('account', account.account);

@@ -100,6 +100,8 @@ function charLength(s: string): number {
 export function readString(value: unknown, path: string, c: IssueCollector, opts: { max: number; trim?: boolean }): string | undefined {
   if (typeof value !== 'string') return c.error(path, 'invalid_type', `${path} must be a string, got ${describeType(value)}`);
   const s = opts.trim ? value.trim() : value;
+  // PostgreSQL text cannot hold U+0000, and no invoice text needs it: refuse it rather than fail the write.
+  if (s.includes('\u0000')) return c.error(path, 'invalid_character', `${path} must not contain the NUL character (U+0000)`);
   if (s.length > opts.max && charLength(s) > opts.max) {
     return c.error(path, 'too_long', `${path} must be at most ${opts.max} characters`);
   }

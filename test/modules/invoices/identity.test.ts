@@ -1,0 +1,252 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IdempotencyStore, requestHash } from '../../../src/modules/invoices/idempotency.js';
+import { systemClock } from '../../../src/shared/clock.js';
+import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { BETA_KEY } from '../../helpers/fixtures.js';
+import { BETA_ORG_INN, ORG2_INN, countRows, createOk, get, post, put, simpleDoc } from './write-helpers.js';
+
+const betaDoc = (number: string, extra: Record<string, unknown> = {}) => simpleDoc(number, { seller: { inn: BETA_ORG_INN }, ...extra });
+
+describe('document identity: public_id and Idempotency-Key', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp();
+  });
+  afterAll(async () => t.close());
+
+  describe('public_id', () => {
+    it('uses a client-supplied public_id', async () => {
+      const body = await createOk(t, { invoice: simpleDoc('c1', { public_id: 'ERP_invoice-0001' }) });
+      expect(body.public_id).toBe('ERP_invoice-0001');
+      expect(body.invoice.public_id).toBe('ERP_invoice-0001');
+      expect((await get(t, 'ERP_invoice-0001')).json().invoice.number).toBe('c1');
+    });
+
+    it.each([['1234567'], ['x'.repeat(65)], ['with.dot.inside'], ['пробел id 1'], ['a+b=c/d?e']])('refuses the public_id %j with 400', async (publicId) => {
+      const before = await countRows(t, 'invoices');
+      const res = await post(t, { invoice: simpleDoc('c2', { public_id: publicId }) });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().errors).toContainEqual(expect.objectContaining({ field: 'public_id' }));
+      expect(await countRows(t, 'invoices')).toBe(before);
+    });
+
+    it('refuses a public_id taken in the same team or in another team with 409 public_id_conflict', async () => {
+      await createOk(t, { invoice: simpleDoc('c3', { public_id: 'taken-by-acme-1' }) });
+      await createOk(t, { invoice: betaDoc('c4', { public_id: 'taken-by-beta-1' }) }, { 'x-api-key': BETA_KEY });
+      const before = await countRows(t, 'invoices');
+      for (const id of ['taken-by-acme-1', 'taken-by-beta-1']) {
+        const res = await post(t, { invoice: simpleDoc('c5', { public_id: id }) });
+        expect(res.statusCode).toBe(409);
+        expect(res.json()).toMatchObject({ ok: false, error: 'public_id_conflict', document_public_id: id });
+      }
+      const res = await post(t, { invoice: betaDoc('c6', { public_id: 'taken-by-acme-1' }) }, { 'x-api-key': BETA_KEY });
+      expect(res.statusCode).toBe(409);
+      expect(await countRows(t, 'invoices')).toBe(before);
+      // The other team's document is untouched and still not visible to acme.
+      expect((await get(t, 'taken-by-beta-1', { 'x-api-key': BETA_KEY })).json().invoice.number).toBe('c4');
+      expect((await get(t, 'taken-by-beta-1')).statusCode).toBe(404);
+    });
+
+    it('lets exactly one of ten concurrent creates with the same client id win', async () => {
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => post(t, { invoice: simpleDoc(`race-${i}`, { public_id: 'raced-client-id' }) })));
+      const statuses = results.map((r) => r.statusCode).sort();
+      expect(statuses).toEqual([200, ...Array(9).fill(409)]);
+      for (const r of results.filter((x) => x.statusCode === 409)) expect(r.json().error).toBe('public_id_conflict');
+      const winner = results.find((r) => r.statusCode === 200)?.json();
+      expect(await countRows(t, 'invoices', 'raced-client-id')).toBe(1);
+      expect(await countRows(t, 'share_links', 'raced-client-id')).toBe(2);
+      expect((await get(t, 'raced-client-id')).json().invoice.number).toBe(winner.invoice.number);
+    });
+
+    it('generates unique, URL-safe, unguessable ids', async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < 50; i++) ids.push((await createOk(t, simpleDoc(`g${i}`))).public_id);
+      expect(new Set(ids).size).toBe(50);
+      for (const id of ids) {
+        expect(id).toMatch(/^[A-Za-z0-9_-]{22,64}$/);
+        expect(encodeURIComponent(id)).toBe(id);
+      }
+    });
+  });
+
+  describe('Idempotency-Key', () => {
+    it('replays the first response for the same key and body, storing one document', async () => {
+      const before = await countRows(t, 'invoices');
+      const body = { invoice: simpleDoc('idem-1'), actor_login: 'erp' };
+      const first = await post(t, body, { 'idempotency-key': 'key-same-body' });
+      expect(first.statusCode).toBe(200);
+      expect(first.headers['idempotent-replayed']).toBeUndefined();
+      // Key order of the body does not matter.
+      const reordered = { actor_login: 'erp', invoice: Object.fromEntries(Object.entries(simpleDoc('idem-1')).reverse()) };
+      for (const again of [body, reordered]) {
+        const replay = await post(t, again, { 'idempotency-key': 'key-same-body' });
+        expect(replay.statusCode).toBe(200);
+        expect(replay.headers['idempotent-replayed']).toBe('true');
+        expect(replay.headers.etag).toBe(first.headers.etag);
+        expect(replay.json()).toEqual(first.json());
+      }
+      expect(await countRows(t, 'invoices')).toBe(before + 1);
+    });
+
+    it('refuses the same key with another body: 409 idempotency_key_reused', async () => {
+      await createOk(t, { invoice: simpleDoc('idem-2') }, { 'idempotency-key': 'key-other-body' });
+      const before = await countRows(t, 'invoices');
+      const res = await post(t, { invoice: simpleDoc('idem-2-changed') }, { 'idempotency-key': 'key-other-body' });
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toMatchObject({ ok: false, error: 'idempotency_key_reused' });
+      expect(await countRows(t, 'invoices')).toBe(before);
+    });
+
+    it("keeps keys per team: another team's identical key is its own request", async () => {
+      const acme = await createOk(t, { invoice: simpleDoc('idem-3') }, { 'idempotency-key': 'key-per-team' });
+      const beta = await post(t, { invoice: betaDoc('idem-3') }, { 'x-api-key': BETA_KEY, 'idempotency-key': 'key-per-team' });
+      expect(beta.statusCode).toBe(200);
+      expect(beta.headers['idempotent-replayed']).toBeUndefined();
+      expect(beta.json().public_id).not.toBe(acme.public_id);
+    });
+
+    it('creates one document for eight concurrent retries: the others replay it or are told to wait', async () => {
+      const before = await countRows(t, 'invoices');
+      const body = { invoice: simpleDoc('idem-race') };
+      const results = await Promise.all(Array.from({ length: 8 }, () => post(t, body, { 'idempotency-key': 'key-concurrent' })));
+      expect(await countRows(t, 'invoices')).toBe(before + 1);
+      const created = results.filter((r) => r.statusCode === 200 && r.headers['idempotent-replayed'] === undefined);
+      expect(created).toHaveLength(1);
+      const id = created[0]?.json().public_id;
+      for (const r of results) {
+        if (r.statusCode === 200) expect(r.json().public_id).toBe(id);
+        else {
+          expect(r.statusCode).toBe(409);
+          expect(r.json().error).toBe('idempotency_request_in_progress');
+          expect(r.headers['retry-after']).toBe('1');
+        }
+      }
+      // Once the first has finished, a retry replays it.
+      const later = await post(t, body, { 'idempotency-key': 'key-concurrent' });
+      expect(later.headers['idempotent-replayed']).toBe('true');
+      expect(later.json().public_id).toBe(id);
+    });
+
+    it('does not burn the key on a refused request: the corrected retry is accepted, and then owns the key', async () => {
+      const key = 'key-after-refusal';
+      const wrong = { invoice: simpleDoc('fix-1', { seller: { inn: ORG2_INN } }) };
+      const refused = await post(t, wrong, { 'idempotency-key': key });
+      expect(refused.statusCode).toBe(403);
+      const invalid = await post(t, { invoice: { ...simpleDoc('fix-1'), date: '2026-02-30' } }, { 'idempotency-key': key });
+      expect(invalid.statusCode).toBe(400);
+      const corrected = { invoice: simpleDoc('fix-1') };
+      const ok = await post(t, corrected, { 'idempotency-key': key });
+      expect(ok.statusCode).toBe(200);
+      expect(ok.headers['idempotent-replayed']).toBeUndefined();
+      const replay = await post(t, corrected, { 'idempotency-key': key });
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.json().public_id).toBe(ok.json().public_id);
+      // The key now belongs to the corrected body.
+      const res = await post(t, wrong, { 'idempotency-key': key });
+      expect(res.statusCode).toBe(409);
+      expect(res.json().error).toBe('idempotency_key_reused');
+    });
+
+    it('takes over the claim of a request that died mid-way (a pending key older than the lease)', async () => {
+      // What a crash leaves behind: the claim, and no document (both commit together). Nothing was
+      // stored, so as after any failed attempt the key is free, whatever body the retry carries.
+      const claimedAt = new Date(Date.now() - 10 * 60_000);
+      await t.db.db
+        .insertInto('idempotency_keys')
+        .values({
+          team_id: 'acme',
+          idem_key: 'key-abandoned',
+          request_hash: '0'.repeat(64),
+          state: 'pending',
+          response_status: null,
+          response_body: null,
+          created_at: claimedAt.toISOString(),
+          expires_at: new Date(claimedAt.getTime() + 86_400_000).toISOString(),
+        })
+        .execute();
+      const body = { invoice: simpleDoc('abandoned') };
+      const res = await post(t, body, { 'idempotency-key': 'key-abandoned' });
+      expect(res.statusCode, res.body).toBe(200);
+      const replay = await post(t, body, { 'idempotency-key': 'key-abandoned' });
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.json().public_id).toBe(res.json().public_id);
+    });
+
+    it('still tells a retry to wait while a recent claim is running', async () => {
+      const body = { invoice: simpleDoc('running') };
+      await t.db.db
+        .insertInto('idempotency_keys')
+        .values({
+          team_id: 'acme',
+          idem_key: 'key-running',
+          request_hash: requestHash(body),
+          state: 'pending',
+          response_status: null,
+          response_body: null,
+          created_at: new Date().toISOString(),
+          expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+        })
+        .execute();
+      const res = await post(t, body, { 'idempotency-key': 'key-running' });
+      expect(res.statusCode).toBe(409);
+      expect(res.json().error).toBe('idempotency_request_in_progress');
+    });
+
+    it('rolls back a slow first request whose claim was taken over, leaving the new claim alone', async () => {
+      const store = new IdempotencyStore(t.db.db, systemClock);
+      const takenOverAt = new Date(Date.now() + 1000).toISOString();
+      const work = store.run('acme', 'key-slow', 'f'.repeat(64), async (onCommit) => {
+        // Meanwhile the lease lapsed and a retry took the claim over.
+        await t.db.db.updateTable('idempotency_keys').set({ created_at: takenOverAt }).where('team_id', '=', 'acme').where('idem_key', '=', 'key-slow').execute();
+        const outcome = { status: 200 as const, body: {} as never, etag: '', replayed: false };
+        await t.db.db.transaction().execute(async (trx) => onCommit(trx, outcome));
+        return outcome;
+      });
+      await expect(work).rejects.toMatchObject({ body: { error: 'idempotency_request_in_progress' } });
+      const row = await t.db.db.selectFrom('idempotency_keys').selectAll().where('team_id', '=', 'acme').where('idem_key', '=', 'key-slow').executeTakeFirst();
+      expect(row).toMatchObject({ state: 'pending', created_at: takenOverAt });
+    });
+
+    it('releases the key after a public_id conflict too', async () => {
+      await createOk(t, { invoice: simpleDoc('dup', { public_id: 'idem-conflict-1' }) });
+      const keys = await countRows(t, 'idempotency_keys');
+      const res = await post(t, { invoice: simpleDoc('dup', { public_id: 'idem-conflict-1' }) }, { 'idempotency-key': 'key-conflict' });
+      expect(res.statusCode).toBe(409);
+      expect(res.json().error).toBe('public_id_conflict');
+      expect(await countRows(t, 'idempotency_keys')).toBe(keys);
+    });
+
+    it('refuses a key longer than 255 characters with 400', async () => {
+      const res = await post(t, { invoice: simpleDoc('long-key') }, { 'idempotency-key': 'k'.repeat(256) });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error).toBe('invalid_request');
+    });
+  });
+
+  describe('sending_restricted', () => {
+    it.each([['notify_recipients'], ['send_notifications']])('refuses %s with public_share_enabled false: 409, nothing stored', async (flag) => {
+      const before = await Promise.all([countRows(t, 'invoices'), countRows(t, 'share_links'), countRows(t, 'idempotency_keys')]);
+      const res = await post(
+        t,
+        { invoice: simpleDoc('sr-1', { public_share_enabled: false, buyer: { name: 'B', email: 'b@buyer.example' } }), [flag]: true },
+        { 'idempotency-key': `key-restricted-${flag}` },
+      );
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toMatchObject({ ok: false, error: 'sending_restricted' });
+      expect(await Promise.all([countRows(t, 'invoices'), countRows(t, 'share_links'), countRows(t, 'idempotency_keys')])).toEqual(before);
+    });
+
+    it('refuses it on update too, leaving the document as it was', async () => {
+      const created = await createOk(t, { invoice: simpleDoc('sr-2') });
+      const res = await put(t, created.public_id, { invoice: simpleDoc('sr-2-changed', { public_share_enabled: false }), notify_recipients: true });
+      expect(res.statusCode).toBe(409);
+      expect(res.json().error).toBe('sending_restricted');
+      expect((await get(t, created.public_id)).json()).toMatchObject({ invoice: { number: 'sr-2' }, metadata: { revision: 1 } });
+    });
+
+    it('accepts a document with sharing off when no e-mail is asked for', async () => {
+      const body = await createOk(t, { invoice: simpleDoc('sr-3', { public_share_enabled: false }), notify_recipients: false });
+      expect(body.share_gate).toMatchObject({ available: false, public_share_enabled: false, reason: 'public_share_disabled' });
+    });
+  });
+});

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { BETA_KEY } from '../../helpers/fixtures.js';
+import { BETA_ORG_INN, ORG1_INN, ORG2_INN, ORG3_INN, countRows, createOk, post, put, simpleDoc } from './write-helpers.js';
+
+describe('the seller must be an active organization of the team within the tariff (spec 1.6, 7)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp();
+  });
+  afterAll(async () => t.close());
+
+  const withSeller = (inn: string, number = 's') => simpleDoc(number, { seller: { name: 'Продавец', inn } });
+
+  async function refusedCreate(body: unknown, headers: Record<string, string> = {}) {
+    const before = await countRows(t, 'invoices');
+    const res = await post(t, body, headers);
+    expect(await countRows(t, 'invoices')).toBe(before);
+    return res;
+  }
+
+  it.each([
+    ['an INN of no organization of the team', '7701234560'],
+    ['the inactive organization org-3', ORG3_INN],
+    ["another team's organization", BETA_ORG_INN],
+  ])('refuses %s with 403 seller_org_not_allowed', async (_name, inn) => {
+    const res = await refusedCreate({ invoice: withSeller(inn) });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ ok: false, error: 'seller_org_not_allowed' });
+    expect(res.json().details).toContain(inn);
+  });
+
+  it('refuses org-2, active but beyond the tariff limit of one organization, with 403 seller_org_over_tariff_limit', async () => {
+    const res = await refusedCreate({ invoice: withSeller(ORG2_INN) });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ ok: false, error: 'seller_org_over_tariff_limit' });
+    expect(res.json().details).toContain('org-2');
+  });
+
+  it("refuses the beta team's own organization with an acme key, and accepts it with beta's key", async () => {
+    const res = await refusedCreate({ invoice: withSeller(BETA_ORG_INN, 'b1') });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error).toBe('seller_org_not_allowed');
+    const beta = await createOk(t, { invoice: withSeller(BETA_ORG_INN, 'b2') }, { 'x-api-key': BETA_KEY });
+    expect(beta.invoice.seller).toMatchObject({ inn: BETA_ORG_INN, name: 'Продавец' });
+    expect(beta.metadata).toMatchObject({ api_key_id: 201, api_key_name: 'main' });
+    // Beta has no bank account: no requisites to fill and so no payment QR.
+    expect(beta.qr).toMatchObject({ enabled: false, reason: 'missing_bank_requisites' });
+  });
+
+  it('refuses an acme seller with the beta key', async () => {
+    const res = await refusedCreate({ invoice: withSeller(ORG1_INN, 'b3') }, { 'x-api-key': BETA_KEY });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error).toBe('seller_org_not_allowed');
+  });
+
+  it('matches the INN after trimming, not by prefix or as a number', async () => {
+    expect((await post(t, { invoice: withSeller(` ${ORG1_INN} `, 't1') })).statusCode).toBe(200);
+    expect((await refusedCreate({ invoice: withSeller(ORG1_INN.slice(0, 9), 't2') })).statusCode).toBe(403);
+    const numeric = await refusedCreate({ invoice: simpleDoc('t3', { seller: { inn: Number(ORG1_INN) } }) });
+    expect(numeric.statusCode).toBe(400);
+    expect(numeric.json().errors).toContainEqual(expect.objectContaining({ field: 'seller.inn', code: 'invalid_type' }));
+  });
+
+  it('applies the same rules on update, leaving the document unchanged', async () => {
+    const created = await createOk(t, { invoice: withSeller(ORG1_INN, 'u1') });
+    for (const [inn, error] of [
+      [ORG2_INN, 'seller_org_over_tariff_limit'],
+      [ORG3_INN, 'seller_org_not_allowed'],
+      [BETA_ORG_INN, 'seller_org_not_allowed'],
+    ] as const) {
+      const res = await put(t, created.public_id, { invoice: withSeller(inn, 'u1') });
+      expect(res.statusCode).toBe(403);
+      expect(res.json().error).toBe(error);
+    }
+    expect(await countRows(t, 'invoice_revisions', created.public_id)).toBe(0);
+  });
+
+  it('checks the seller before anything is claimed or stored, so the refusal leaves no trace', async () => {
+    const keys = await countRows(t, 'idempotency_keys');
+    const res = await refusedCreate({ invoice: withSeller(ORG2_INN, 'i1') }, { 'idempotency-key': 'seller-refused-1' });
+    expect(res.statusCode).toBe(403);
+    expect(await countRows(t, 'idempotency_keys')).toBe(keys);
+  });
+});
