@@ -1,0 +1,50 @@
+/**
+ * Claiming due outbox rows with a lease: the one outbox statement that differs between the
+ * two databases. Either way it is a single UPDATE … RETURNING, so a row is handed to exactly
+ * one claimer until its lease lapses.
+ *
+ * - PostgreSQL: the inner SELECT takes the rows `FOR UPDATE SKIP LOCKED`, so workers running
+ *   at the same moment pick disjoint rows instead of queueing behind each other.
+ * - SQLite: one writer at a time; the UPDATE runs under the write lock, so the inner SELECT
+ *   sees every earlier claim. The outer WHERE repeats the due-condition on both databases, so
+ *   a row claimed in between is never taken twice.
+ */
+import { sql } from 'kysely';
+import type { Db, Executor } from './database.js';
+import type { OutboxRow } from './types.js';
+
+export interface ClaimOutboxOptions {
+  /** ISO-8601 UTC: rows due at or before this, and leases lapsed by it, are claimable. */
+  now: string;
+  /** ISO-8601 UTC: when this claim lapses unless the claimer records an outcome first. */
+  leaseUntil: string;
+  /** A token naming the claimer; outcomes are recorded only while it still holds the lease. */
+  owner: string;
+  limit: number;
+  kinds: readonly string[];
+}
+
+export async function claimDueOutboxRows(
+  db: Executor | Db,
+  dialect: 'sqlite' | 'postgres',
+  options: ClaimOutboxOptions,
+): Promise<OutboxRow[]> {
+  const { now, leaseUntil, owner, limit, kinds } = options;
+  if (kinds.length === 0 || limit <= 0) return [];
+  const kindList = sql.join(kinds.map((k) => sql`${k}`));
+  const due = sql`((state = 'pending' and next_attempt_at <= ${now}) or (state = 'sending' and locked_until <= ${now}))`;
+  const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
+  const result = await sql<OutboxRow>`
+    update outbox
+       set state = 'sending', locked_by = ${owner}, locked_until = ${leaseUntil},
+           attempts = attempts + 1, updated_at = ${now}
+     where (team_id, id) in (
+             select team_id, id from outbox
+              where kind in (${kindList}) and ${due}
+              order by next_attempt_at
+              limit ${limit}
+              ${lock})
+       and ${due}
+    returning *`.execute(db);
+  return result.rows;
+}

@@ -1,0 +1,74 @@
+/**
+ * E-mail notifications: outbox, worker, SMTP / .eml transport, templates, daily quota.
+ * See docs/notifications.md.
+ */
+import type { DatabaseHandle } from '../../db/database.js';
+import type { Clock } from '../../shared/clock.js';
+import type { LinkBases } from '../sharing/index.js';
+import type { DeliveryPolicy } from './delivery-policy.js';
+import { createMailTransport, type MailTransport, type SmtpTimeouts } from './mail-transport.js';
+import { NotificationService, type AttachmentProvider, type NotificationLogger } from './notification.service.js';
+import { OutboxWorker } from './worker.js';
+
+export { DEFAULT_DELIVERY_POLICY, retryDelayMs, type DeliveryPolicy } from './delivery-policy.js';
+export { buildInvoiceEmail, emailLocale, messageIdFor, type EmailAttachment, type InvoiceEmail, type InvoiceEmailView } from './email-message.js';
+export { createMailTransport, MailSendError, type MailTransport, type SmtpTimeouts, type TransportKind } from './mail-transport.js';
+export { MailRuntime, NotificationFailure, Notifications } from './notification.schemas.js';
+export {
+  NotificationService,
+  statusOf,
+  type AttachmentProvider,
+  type DeliveryReport,
+  type NotificationLogger,
+  type PendingNotifications,
+} from './notification.service.js';
+export { emptyOutcome } from './outcome.js';
+export type { NotifiableDocument, NotificationRequest } from './plan.js';
+export { isValidEmailAddress, resolveRecipients } from './recipients.js';
+export { OutboxWorker, type BatchResult } from './worker.js';
+
+export interface NotificationsDeps {
+  database: Pick<DatabaseHandle, 'db' | 'dialect'>;
+  clock: Clock;
+  bases: LinkBases;
+  /** From Config: SMTP_URL, INVOICING_MAIL_FROM, the data directory (for `.eml` files). */
+  config: { smtpUrl: string | null; mailFrom: string; dataDir: string };
+  policy?: Partial<DeliveryPolicy>;
+  smtpTimeouts?: Partial<SmtpTimeouts>;
+  attachments?: AttachmentProvider;
+  logger?: NotificationLogger;
+  /** Replaces the transport built from the config (tests). */
+  transport?: MailTransport;
+}
+
+export interface Notifier {
+  service: NotificationService;
+  worker: OutboxWorker;
+  /** Stops the worker (waiting for its batch) and closes the transport. */
+  close(): Promise<void>;
+}
+
+/** The service, a worker (not started) and the transport, wired from the configuration. */
+export function createNotifications(deps: NotificationsDeps): Notifier {
+  const transport =
+    deps.transport ?? createMailTransport({ smtpUrl: deps.config.smtpUrl, dataDir: deps.config.dataDir, timeouts: deps.smtpTimeouts });
+  const service = new NotificationService({
+    database: deps.database,
+    clock: deps.clock,
+    transport,
+    bases: deps.bases,
+    mailFrom: deps.config.mailFrom,
+    policy: deps.policy,
+    attachments: deps.attachments,
+    logger: deps.logger,
+  });
+  const worker = new OutboxWorker(service, { logger: deps.logger });
+  return {
+    service,
+    worker,
+    async close() {
+      await worker.stop();
+      transport.close();
+    },
+  };
+}

@@ -1,0 +1,300 @@
+/**
+ * E-mail notifications of documents, through the outbox (CONVENTIONS rule 11):
+ *
+ * 1. `enqueue(trx, request)` inside the document's transaction: one outbox row per recipient
+ *    of the revision, the gates decided (malformed address, tariff sharing, daily quota), the
+ *    rows to send leased to this request, the preliminary outcome stored on the document.
+ * 2. `deliverNow(pending)` after commit: one bounded attempt; failures are left to the worker
+ *    with a retry time. Never throws: the document is saved whatever happens to the mail.
+ * 3. `OutboxWorker` (worker.ts) retries due rows, and takes over rows whose lease lapsed
+ *    (a process that died between commit and delivery).
+ */
+import os from 'node:os';
+import type { Db, DatabaseHandle, Executor } from '../../db/database.js';
+import type { OutboxRow, OutboxTable } from '../../db/types.js';
+import { isoNow, type Clock } from '../../shared/clock.js';
+import { randomToken } from '../../shared/tokens.js';
+import type { LinkBases } from '../sharing/index.js';
+import { resolvePolicy, retryDelayMs, type DeliveryPolicy } from './delivery-policy.js';
+import { buildInvoiceEmail, messageIdFor, messageIdHost, type EmailAttachment, type InvoiceEmailView } from './email-message.js';
+import { markBuyerSent, storeNotificationOutcome } from './invoice-status.repository.js';
+import { MailSendError, type MailTransport } from './mail-transport.js';
+import type { MailRuntime, Notifications } from './notification.schemas.js';
+import { blockedOutcome, emptyOutcome, outcomeFromRows, type BlockReason } from './outcome.js';
+import * as outbox from './outbox.repository.js';
+import { planEmails, type NotificationRequest } from './plan.js';
+import { reserveEmail, utcDay } from './quota.js';
+import { resolveRecipients } from './recipients.js';
+
+/** pino-compatible. */
+export interface NotificationLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** Supplies attachments (the PDF) when a message is sent; called once per attempt. */
+export type AttachmentProvider = (email: { teamId: string; publicId: string; revision: number; recipient: string }) => Promise<EmailAttachment[]>;
+
+export interface NotificationServiceDeps {
+  database: Pick<DatabaseHandle, 'db' | 'dialect'>;
+  clock: Clock;
+  transport: MailTransport;
+  /** The share base builds each recipient's link. */
+  bases: LinkBases;
+  /** INVOICING_MAIL_FROM. */
+  mailFrom: string;
+  policy?: Partial<DeliveryPolicy>;
+  attachments?: AttachmentProvider;
+  logger?: NotificationLogger;
+}
+
+/** Handed from `enqueue` (inside the transaction) to `deliverNow` (after commit). */
+export interface PendingNotifications {
+  teamId: string;
+  publicId: string;
+  revision: number;
+  /** The lease owner of the rows to send: this request. */
+  owner: string;
+  /** Rows to attempt now (the ones let through every gate). */
+  ids: string[];
+  /** The outcome as enqueued (nothing sent yet), also stored on the document. */
+  outcome: Notifications;
+}
+
+export interface DeliveryReport {
+  notifications: Notifications;
+  /** 207 when an e-mail that was planned was not sent (failed, blocked or left for a retry). */
+  status: 200 | 207;
+  /** True when at least one e-mail of this revision has been delivered: buyer_status is `sent` now. */
+  delivered: boolean;
+}
+
+interface EmailPayload {
+  v: 1;
+  view: InvoiceEmailView;
+}
+
+const noopLogger: NotificationLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+export function statusOf(outcome: Notifications): 200 | 207 {
+  return outcome.sent_count < outcome.planned_count ? 207 : 200;
+}
+
+export function newLeaseOwner(): string {
+  return `${os.hostname().slice(0, 30)}:${process.pid}:${randomToken(9)}`;
+}
+
+/** Runs `work` over `items`, at most `limit` at a time. */
+export async function forEachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await work(items[next++] as T);
+  });
+  await Promise.all(lanes);
+}
+
+export class NotificationService {
+  readonly policy: DeliveryPolicy;
+  private readonly db: Db;
+  private readonly logger: NotificationLogger;
+  private readonly host: string;
+
+  constructor(private readonly deps: NotificationServiceDeps) {
+    this.policy = resolvePolicy(deps.policy);
+    this.db = deps.database.db;
+    this.logger = deps.logger ?? noopLogger;
+    this.host = messageIdHost(deps.mailFrom);
+  }
+
+  get dialect(): 'sqlite' | 'postgres' {
+    return this.deps.database.dialect;
+  }
+
+  get transportKind(): MailTransport['kind'] {
+    return this.deps.transport.kind;
+  }
+
+  /** The outcome when notification was not asked for. */
+  notRequested(publicId: string): Notifications {
+    return emptyOutcome(publicId, false);
+  }
+
+  /** Demo mode: nothing stored, nothing sent; every recipient reported as blocked. */
+  demoOutcome(publicId: string, document: NotificationRequest['document']): DeliveryReport {
+    const emails = resolveRecipients(document).map((r) => r.email);
+    const notifications = blockedOutcome(publicId, emails, 'demo_mode');
+    return { notifications, status: statusOf(notifications), delivered: false };
+  }
+
+  /**
+   * Inside the document's transaction, after the document row (insert or update) and its share
+   * links are written. Writes the revision's outbox rows and the preliminary outcome.
+   */
+  async enqueue(trx: Executor, request: NotificationRequest): Promise<PendingNotifications> {
+    const now = this.deps.clock.now();
+    const nowIso = now.toISOString();
+    const owner = newLeaseOwner();
+    const leaseUntil = new Date(now.getTime() + this.policy.leaseMs).toISOString();
+    const day = utcDay(now);
+    const planned = planEmails(request, this.deps.bases);
+    const rows: OutboxTable[] = [];
+    let quotaLeft = true;
+    for (const [position, { recipient, view }] of planned.entries()) {
+      let gate: { state: 'failed' | 'blocked'; error: string; code: string } | null = null;
+      if (!recipient.valid) {
+        gate = { state: 'failed', error: 'invalid_address', code: 'invalid_address' };
+      } else if (!request.tariff.external_share) {
+        gate = blocked('tariff_external_share_disabled');
+      } else if (!quotaLeft || !(await reserveEmail(trx, request.teamId, day, request.tariff.emails_per_day, nowIso))) {
+        quotaLeft = false;
+        gate = blocked('emails_per_day_exceeded');
+      }
+      const lower = recipient.email.toLowerCase();
+      const payload: EmailPayload = { v: 1, view };
+      rows.push({
+        team_id: request.teamId,
+        id: randomToken(12),
+        kind: 'email',
+        public_id: request.publicId,
+        revision: request.revision,
+        position,
+        recipient: recipient.email,
+        idem_key: `${request.publicId}:${request.revision}:${lower}`,
+        message_id: messageIdFor(request.publicId, request.revision, lower, this.host),
+        payload: JSON.stringify(payload),
+        state: gate ? gate.state : 'sending',
+        attempts: gate ? 0 : 1,
+        max_attempts: this.policy.maxAttempts,
+        next_attempt_at: nowIso,
+        locked_by: gate ? null : owner,
+        locked_until: gate ? null : leaseUntil,
+        last_error: gate?.error ?? null,
+        last_error_code: gate?.code ?? null,
+        sent_at: null,
+        created_at: nowIso,
+        updated_at: nowIso,
+      });
+    }
+    await outbox.insertOutboxRows(trx, rows);
+    const runtime = this.runtime(0, rows as OutboxRow[], this.policy.requestTimeoutMs);
+    const outcome =
+      rows.length === 0
+        ? { ...emptyOutcome(request.publicId, true, { transport: this.transportKind }), revision: request.revision, updated_at: nowIso }
+        : outcomeFromRows(request.publicId, request.revision, rows as OutboxRow[], runtime, nowIso);
+    await storeNotificationOutcome(trx, request.teamId, request.publicId, request.revision, outcome);
+    const ids = rows.filter((r) => r.state === 'sending').map((r) => r.id);
+    return { teamId: request.teamId, publicId: request.publicId, revision: request.revision, owner, ids, outcome };
+  }
+
+  /**
+   * After commit: the request's one bounded attempt (`policy.requestTimeoutMs` for all its
+   * e-mails together). Records each result, stores the outcome on the document, moves
+   * buyer_status to `sent` after a delivery. Never throws.
+   */
+  async deliverNow(pending: PendingNotifications): Promise<DeliveryReport> {
+    if (pending.ids.length === 0) {
+      return { notifications: pending.outcome, status: statusOf(pending.outcome), delivered: pending.outcome.sent_count > 0 };
+    }
+    const started = Date.now();
+    try {
+      const rows = await outbox.listLeasedRows(this.db, pending.teamId, pending.ids, pending.owner);
+      const signal = AbortSignal.timeout(this.policy.requestTimeoutMs);
+      await forEachLimited(rows, this.policy.concurrency, (row) => this.attempt(row, pending.owner, signal));
+      const notifications = await this.refreshOutcome(pending.teamId, pending.publicId, pending.revision, Date.now() - started, this.policy.requestTimeoutMs);
+      return { notifications, status: statusOf(notifications), delivered: notifications.sent_count > 0 };
+    } catch (err) {
+      // The rows stay leased; the worker takes them over when the lease lapses.
+      this.logger.error({ err, public_id: pending.publicId, revision: pending.revision }, 'notification delivery could not be recorded');
+      const notifications = { ...pending.outcome, mail_runtime: { ...pending.outcome.mail_runtime, duration_ms: Date.now() - started } };
+      return { notifications, status: statusOf(notifications), delivered: false };
+    }
+  }
+
+  /** Claims up to `limit` due e-mails (retries due, leases lapsed) for `owner`. */
+  async claimDue(owner: string, limit: number): Promise<OutboxRow[]> {
+    const now = this.deps.clock.now();
+    if (!(await outbox.anyDue(this.db, now.toISOString(), ['email']))) return [];
+    return outbox.claimDueRows(this.db, this.dialect, {
+      now: now.toISOString(),
+      leaseUntil: new Date(now.getTime() + this.policy.leaseMs).toISOString(),
+      owner,
+      limit,
+      kinds: ['email'],
+    });
+  }
+
+  /**
+   * One attempt of one claimed row: send, then record sent / retry / failed, fenced by `owner`.
+   * Returns the new state, or null when the lease was lost meanwhile.
+   */
+  async attempt(row: OutboxRow, owner: string, signal: AbortSignal): Promise<'sent' | 'pending' | 'failed' | null> {
+    const fence = { teamId: row.team_id, id: row.id, owner };
+    // A fresh full lease right before sending (longer than any attempt), checked in the
+    // database: a claimer that was paused until its lease lapsed and the row was taken over
+    // finds out here instead of sending it a second time.
+    const renewedAt = this.deps.clock.now();
+    const leaseUntil = new Date(renewedAt.getTime() + this.policy.leaseMs).toISOString();
+    if (!(await outbox.renewLease(this.db, fence, renewedAt.toISOString(), leaseUntil))) return null;
+    if (row.attempts > row.max_attempts) {
+      // A claim that lapsed during the last attempt (its process died): give up, visibly.
+      const error = row.last_error ?? 'the last delivery attempt was interrupted';
+      return (await outbox.markFailed(this.db, fence, isoNow(this.deps.clock), error, row.last_error_code ?? 'smtp_error')) ? 'failed' : null;
+    }
+    let failure: MailSendError | null = null;
+    try {
+      const message = await this.messageFor(row);
+      await this.deps.transport.send(message, signal);
+    } catch (err) {
+      failure = err instanceof MailSendError ? err : new MailSendError((err as Error).message ?? String(err), 'smtp_error', false);
+    }
+    const now = this.deps.clock.now();
+    const nowIso = now.toISOString();
+    if (!failure) return (await outbox.markSent(this.db, fence, nowIso)) ? 'sent' : null;
+    const final = failure.permanent || row.attempts >= row.max_attempts;
+    this.logger.warn(
+      { public_id: row.public_id, revision: row.revision, attempts: row.attempts, code: failure.code, final },
+      `e-mail delivery failed: ${failure.message}`,
+    );
+    if (final) return (await outbox.markFailed(this.db, fence, nowIso, failure.message, failure.code)) ? 'failed' : null;
+    const next = new Date(now.getTime() + retryDelayMs(row.attempts, this.policy)).toISOString();
+    return (await outbox.markRetry(this.db, fence, nowIso, next, failure.message, failure.code)) ? 'pending' : null;
+  }
+
+  /** Recomputes a revision's outcome from its rows and stores it on the document. */
+  async refreshOutcome(teamId: string, publicId: string, revision: number, durationMs: number, attemptTimeoutMs: number): Promise<Notifications> {
+    const rows = await outbox.listRevisionRows(this.db, teamId, publicId, revision);
+    const outcome = outcomeFromRows(publicId, revision, rows, this.runtime(durationMs, rows, attemptTimeoutMs), isoNow(this.deps.clock));
+    // buyer_status first: whoever sees a delivery in the outcome also sees `sent`.
+    if (outcome.sent_count > 0) await markBuyerSent(this.db, teamId, publicId);
+    await storeNotificationOutcome(this.db, teamId, publicId, revision, outcome);
+    return outcome;
+  }
+
+  private async messageFor(row: OutboxRow) {
+    const payload = JSON.parse(row.payload) as EmailPayload;
+    let attachments: EmailAttachment[] = [];
+    if (this.deps.attachments) {
+      try {
+        attachments = await this.deps.attachments({ teamId: row.team_id, publicId: row.public_id, revision: row.revision, recipient: row.recipient });
+      } catch (err) {
+        throw new MailSendError(`could not prepare the attachments: ${(err as Error).message}`, 'smtp_error', false);
+      }
+    }
+    return buildInvoiceEmail(payload.view, { from: this.deps.mailFrom, to: row.recipient, messageId: row.message_id }, attachments);
+  }
+
+  private runtime(durationMs: number, rows: readonly Pick<OutboxRow, 'state'>[], attemptTimeoutMs: number): MailRuntime {
+    return {
+      transport: this.transportKind,
+      duration_ms: Math.max(0, Math.round(durationMs)),
+      retry_queue: rows.filter((r) => r.state === 'pending' || r.state === 'sending').length,
+      attempt_timeout_ms: attemptTimeoutMs,
+      max_attempts: this.policy.maxAttempts,
+    };
+  }
+}
+
+function blocked(reason: BlockReason): { state: 'blocked'; error: string; code: string } {
+  return { state: 'blocked', error: reason, code: 'blocked' };
+}

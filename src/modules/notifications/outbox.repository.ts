@@ -1,0 +1,105 @@
+/**
+ * SQL of the outbox. Every statement is scoped by team; recording an attempt's result is
+ * fenced by the lease owner, so a claimer whose lease lapsed cannot overwrite the row.
+ */
+import type { Insertable } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import { claimDueOutboxRows, type ClaimOutboxOptions } from '../../db/outbox-claim.js';
+import type { OutboxRow, OutboxTable } from '../../db/types.js';
+
+export async function insertOutboxRows(db: Executor, rows: Insertable<OutboxTable>[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('outbox').values(rows).execute();
+}
+
+export async function listRevisionRows(db: Executor, teamId: string, publicId: string, revision: number): Promise<OutboxRow[]> {
+  return db
+    .selectFrom('outbox')
+    .selectAll()
+    .where('team_id', '=', teamId)
+    .where('public_id', '=', publicId)
+    .where('revision', '=', revision)
+    .orderBy('position')
+    .execute();
+}
+
+/** The rows `owner` still holds a lease on, among `ids`. */
+export async function listLeasedRows(db: Executor, teamId: string, ids: readonly string[], owner: string): Promise<OutboxRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('outbox')
+    .selectAll()
+    .where('team_id', '=', teamId)
+    .where('id', 'in', [...ids])
+    .where('state', '=', 'sending')
+    .where('locked_by', '=', owner)
+    .orderBy('position')
+    .execute();
+}
+
+/** Whether any row of `kinds` is due (a read, so idle polling takes no write lock). */
+export async function anyDue(db: Executor, now: string, kinds: readonly OutboxRow['kind'][]): Promise<boolean> {
+  const row = await db
+    .selectFrom('outbox')
+    .select('id')
+    .where('kind', 'in', [...kinds])
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('state', '=', 'pending'), eb('next_attempt_at', '<=', now)]),
+        eb.and([eb('state', '=', 'sending'), eb('locked_until', '<=', now)]),
+      ]),
+    )
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export function claimDueRows(db: Executor, dialect: 'sqlite' | 'postgres', options: ClaimOutboxOptions): Promise<OutboxRow[]> {
+  return claimDueOutboxRows(db, dialect, options);
+}
+
+interface Fence {
+  teamId: string;
+  id: string;
+  owner: string;
+}
+
+async function finishAttempt(
+  db: Executor,
+  fence: Fence,
+  values: Partial<Pick<OutboxTable, 'state' | 'next_attempt_at' | 'last_error' | 'last_error_code' | 'sent_at' | 'updated_at'>>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('outbox')
+    .set({ ...values, locked_by: null, locked_until: null })
+    .where('team_id', '=', fence.teamId)
+    .where('id', '=', fence.id)
+    .where('state', '=', 'sending')
+    .where('locked_by', '=', fence.owner)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Extends `owner`'s lease; false when the row is no longer its to send. */
+export async function renewLease(db: Executor, fence: Fence, now: string, leaseUntil: string): Promise<boolean> {
+  const result = await db
+    .updateTable('outbox')
+    .set({ locked_until: leaseUntil, updated_at: now })
+    .where('team_id', '=', fence.teamId)
+    .where('id', '=', fence.id)
+    .where('state', '=', 'sending')
+    .where('locked_by', '=', fence.owner)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export function markSent(db: Executor, fence: Fence, now: string): Promise<boolean> {
+  return finishAttempt(db, fence, { state: 'sent', sent_at: now, updated_at: now, last_error: null, last_error_code: null });
+}
+
+export function markRetry(db: Executor, fence: Fence, now: string, nextAttemptAt: string, error: string, code: string): Promise<boolean> {
+  return finishAttempt(db, fence, { state: 'pending', next_attempt_at: nextAttemptAt, last_error: error, last_error_code: code, updated_at: now });
+}
+
+export function markFailed(db: Executor, fence: Fence, now: string, error: string, code: string): Promise<boolean> {
+  return finishAttempt(db, fence, { state: 'failed', last_error: error, last_error_code: code, updated_at: now });
+}

@@ -1,0 +1,114 @@
+/**
+ * The background side of the outbox: claims due e-mails with a lease, attempts each once,
+ * reschedules failures with exponential backoff and records the outcome on the documents.
+ * Runs in the server process by default and alone as `invoicing worker`; any number of
+ * workers may share one database (claims are disjoint, results are fenced by the lease).
+ */
+import { forEachLimited, newLeaseOwner, type NotificationLogger, type NotificationService } from './notification.service.js';
+
+export interface WorkerOptions {
+  /** Names this worker's leases; a fresh one per worker by default. */
+  owner?: string;
+  logger?: NotificationLogger;
+}
+
+export interface BatchResult {
+  claimed: number;
+  sent: number;
+  retrying: number;
+  failed: number;
+}
+
+export class OutboxWorker {
+  readonly owner: string;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = true;
+  private readonly abort = new AbortController();
+  private readonly logger: NotificationLogger | undefined;
+
+  constructor(
+    private readonly service: NotificationService,
+    options: WorkerOptions = {},
+  ) {
+    this.owner = options.owner ?? newLeaseOwner();
+    this.logger = options.logger;
+  }
+
+  /** Claims up to `batchSize` due e-mails and attempts each once. */
+  async runOnce(): Promise<BatchResult> {
+    const policy = this.service.policy;
+    const rows = await this.service.claimDue(this.owner, policy.batchSize);
+    const result: BatchResult = { claimed: rows.length, sent: 0, retrying: 0, failed: 0 };
+    if (rows.length === 0) return result;
+    const started = Date.now();
+    await forEachLimited(rows, policy.concurrency, async (row) => {
+      const signal = AbortSignal.any([AbortSignal.timeout(policy.attemptTimeoutMs), this.abort.signal]);
+      const state = await this.service.attempt(row, this.owner, signal);
+      if (state === 'sent') result.sent++;
+      else if (state === 'pending') result.retrying++;
+      else if (state === 'failed') result.failed++;
+    });
+    const documents = new Map(rows.map((r) => [`${r.team_id}\u0000${r.public_id}\u0000${r.revision}`, r]));
+    for (const r of documents.values()) {
+      await this.service.refreshOutcome(r.team_id, r.public_id, r.revision, Date.now() - started, policy.attemptTimeoutMs);
+    }
+    this.logger?.info({ ...result, owner: this.owner }, 'outbox batch done');
+    return result;
+  }
+
+  /** Attempts batches until nothing is due now (for the CLI and tests). */
+  async drain(): Promise<BatchResult> {
+    const total: BatchResult = { claimed: 0, sent: 0, retrying: 0, failed: 0 };
+    for (;;) {
+      const r = await this.runOnce();
+      total.claimed += r.claimed;
+      total.sent += r.sent;
+      total.retrying += r.retrying;
+      total.failed += r.failed;
+      if (r.claimed < this.service.policy.batchSize) return total;
+    }
+  }
+
+  /** Polls every `pollIntervalMs`; a full batch is followed by the next one at once. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Stops polling and waits for the batch under way; its rows finish or keep their lease. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** Stops at once: attempts under way are aborted and rescheduled as failed attempts. */
+  async kill(): Promise<void> {
+    this.abort.abort();
+    await this.stop();
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.tick().finally(() => {
+        this.running = null;
+      });
+    }, delayMs);
+  }
+
+  private async tick(): Promise<void> {
+    let full = false;
+    try {
+      const result = await this.runOnce();
+      full = result.claimed >= this.service.policy.batchSize;
+    } catch (err) {
+      this.logger?.error({ err, owner: this.owner }, 'outbox batch failed');
+    }
+    this.schedule(full ? 0 : this.service.policy.pollIntervalMs);
+  }
+}
