@@ -8,7 +8,7 @@ import type { DestinationStream } from 'pino';
 import pino from 'pino';
 import type { Config } from './config/config.js';
 import type { DatabaseHandle } from './db/database.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { onFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { authHook } from './http/auth.js';
 import { loggerOptions } from './http/logging.js';
 import { createMetrics, registerRequestMetrics } from './http/metrics.js';
@@ -20,6 +20,7 @@ import { generateRequestId } from './http/request-id.js';
 import { registerOperationsRoutes } from './http/operations.routes.js';
 import { catalogRoutes, CatalogService } from './modules/catalog/index.js';
 import { invoiceRoutes, InvoiceService } from './modules/invoices/index.js';
+import { createNotifications, type Notifier } from './modules/notifications/index.js';
 import { AuthService } from './modules/teams/index.js';
 import { ErrorBody } from './shared/schemas.js';
 import { systemClock, type Clock } from './shared/clock.js';
@@ -36,9 +37,18 @@ export interface AppDeps {
   clock?: Clock;
   /** Where JSON log lines go (default stdout); tests pass a stream to inspect them. */
   logStream?: DestinationStream;
+  /** E-mail delivery; by default built from the configuration (SMTP_URL or .eml files). */
+  notifier?: Notifier;
 }
 
 export type App = FastifyInstance;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The e-mail service and its retry worker (started by the runtime, not by buildApp). */
+    notifier: Notifier;
+  }
+}
 
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database } = deps;
@@ -53,6 +63,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,
     return503OnClosing: true,
+    frameworkErrors: onFrameworkError,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },
   });
@@ -86,6 +97,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerOpenApi(app, config);
   registerOperationsRoutes(app, { database, metrics });
 
+  const bases = { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret: deps.secret };
+  const notifier =
+    deps.notifier ?? createNotifications({ database, clock, bases, config, logger: app.log.child({ component: 'notifications' }) });
+  app.decorate('notifier', notifier);
+  app.addHook('onClose', async () => notifier.close());
+
   const auth = new AuthService(database.db, config.demoToken);
   await app.register(async (api) => {
     api.decorateRequest('auth', null);
@@ -95,8 +112,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     const invoices = new InvoiceService({
       db: database.db,
       clock,
-      bases: { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret: deps.secret },
+      bases,
       demoPublicId: config.demoPublicId,
+      notifications: notifier.service,
     });
     await api.register(invoiceRoutes, { invoices });
   });

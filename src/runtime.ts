@@ -98,6 +98,8 @@ export async function startRuntime(baseConfig: Config): Promise<Runtime> {
   let app: App;
   try {
     app = await buildApp({ config, database, rateLimitStore: limiter.store, secret: config.secret });
+    // The in-process worker retries failed e-mails; `invoicing worker` runs the same loop alone.
+    app.notifier.worker.start();
   } catch (err) {
     await limiter.close();
     await database.close();

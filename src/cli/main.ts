@@ -20,6 +20,7 @@ Commands:
   import FILE                            apply a bootstrap file and exit (idempotent)
   keys create --team ID --name NAME      create an API key and print its secret once
   keys deactivate KEY_ID                 deactivate an API key (refused everywhere within a second)
+  worker                                 run only the background jobs (e-mail retries) until SIGTERM
   help                                   print this text
 
 Configuration is read from the environment (DATABASE_URL, ...); see README.md.
@@ -28,7 +29,7 @@ Exit status: 0 done, 1 failure, 2 bad usage, configuration or input.
 
 class UsageError extends Error {}
 
-const COMMANDS = ['serve', 'migrate', 'import', 'keys'];
+const COMMANDS = ['serve', 'migrate', 'import', 'keys', 'worker'];
 
 /** parseArgs with its own errors (unknown or valueless options) reported as usage errors. */
 function parseOptions(args: string[], options: Record<string, { type: 'string' }>) {
@@ -70,6 +71,11 @@ async function run(argv: string[]): Promise<number> {
     const { serve } = await import('../server.js');
     await serve();
     return -1; // keeps running
+  }
+  if (command === 'worker') {
+    const { runWorker } = await import('../worker.js');
+    await runWorker(config);
+    return -1; // keeps running until a signal
   }
   switch (command) {
     case 'migrate': {

@@ -3,6 +3,9 @@
  * `inject()`. Every response that `call()` returns has been checked against the published
  * OpenAPI document.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
@@ -39,8 +42,9 @@ export interface TestAppOptions {
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const db = options.db ?? (await createTestDb());
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'invoicing-data-'));
   const config: Config = {
-    ...loadConfig({ INVOICING_IP_RATE_PER_SEC: '100000', LOG_LEVEL: 'info', ...options.env }),
+    ...loadConfig({ INVOICING_IP_RATE_PER_SEC: '100000', LOG_LEVEL: 'info', INVOICING_DATA_DIR: dataDir, ...options.env }),
     database: db.target,
   };
   const bootstrap = options.bootstrap === undefined ? bootstrapFixture() : options.bootstrap;
@@ -73,6 +77,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       await app.close();
       if (!options.rateLimitStore) await store.close();
       if (!options.db) await db.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

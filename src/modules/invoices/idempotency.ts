@@ -56,8 +56,9 @@ export class IdempotencyStore {
     const claimedAt = now.toISOString();
     const existing = await this.claim(teamId, key, hash, now);
     if (existing) return existing;
+    let outcome: WriteOutcome;
     try {
-      return await work(async (trx, outcome) => {
+      outcome = await work(async (trx, outcome) => {
         const recorded = await trx
           .updateTable('idempotency_keys')
           .set({ state: 'done', response_status: outcome.status, response_body: JSON.stringify(outcome.body) })
@@ -80,6 +81,17 @@ export class IdempotencyStore {
         .execute();
       throw err;
     }
+    // The transaction recorded the response as committed (e-mails not yet attempted); the
+    // final one, after the bounded delivery attempt, replaces it so replays match the first answer.
+    await this.db
+      .updateTable('idempotency_keys')
+      .set({ response_status: outcome.status, response_body: JSON.stringify(outcome.body) })
+      .where('team_id', '=', teamId)
+      .where('idem_key', '=', key)
+      .where('state', '=', 'done')
+      .where('created_at', '=', claimedAt)
+      .execute();
+    return outcome;
   }
 
   /** Claims the key, or returns the replay of a finished request, or throws for a conflict. */

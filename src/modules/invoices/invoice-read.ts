@@ -8,7 +8,8 @@ import { DEMO_CREATED_AT, DEMO_SAMPLE_PAYLOAD, DEMO_SHARE_TOKENS } from './demo.
 import type { InvoiceList, InvoiceRevisionList } from './invoice-requests.schemas.js';
 import type { InvoiceListRow } from './invoice.repository.js';
 import type { InvoiceDetail } from './invoice.schemas.js';
-import { buildInvoiceResponse, etagOf, nothingPlanned, serviceRestriction, statusBlock, totalsOf } from './invoice.view.js';
+import { emptyOutcome } from '../notifications/index.js';
+import { buildInvoiceResponse, etagOf, serviceRestriction, statusBlock, totalsOf } from './invoice.view.js';
 import { resolveSellerFrom, type ResolvedSeller } from './seller.js';
 import { uniqueRecipients } from './share-links.js';
 import { validateInvoice, type ApiRecipient, type Party } from './validation.js';
@@ -180,7 +181,7 @@ export class DemoDocuments {
       tariff: auth.tariff,
       caller: { keyId: auth.keyId, keyName: auth.keyName },
       request: info,
-      notifications: nothingPlanned(row.public_id, false),
+      notifications: emptyOutcome(row.public_id, false),
       demo: { guids: this.guids() },
     });
     return { body, etag: etagOf(row.public_id, row.revision) };

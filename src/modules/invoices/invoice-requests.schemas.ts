@@ -112,14 +112,21 @@ export const PublicIdParams = Type.Object({
   public_id: S('Document public id.', { minLength: 1, maxLength: 200 }),
 });
 
-export const WriteHeaders = Type.Object({
+export const CreateHeaders = Type.Object({
   'idempotency-key': Type.Optional(
-    S('POST only. Same key and body within 24 h replays the first response; same key, other body: 409 idempotency_key_reused.', {
+    S('Same key and body within 24 h replays the first response; same key, other body: 409 idempotency_key_reused.', {
       minLength: 1,
       maxLength: 255,
     }),
   ),
-  'if-match': Type.Optional(S('PUT only. The ETag of the revision you edited; a different current revision is 409 revision_conflict.')),
+});
+
+export const UpdateHeaders = Type.Object({
+  'if-match': Type.Optional(
+    S('The ETag of the revision you edited (`*` for any); a different current revision is 409 revision_conflict.', {
+      maxLength: 300,
+    }),
+  ),
 });
 
 export const ListQuery = Type.Object({

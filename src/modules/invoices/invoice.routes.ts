@@ -2,7 +2,7 @@
 import { TypeBoxValidatorCompiler, type FastifyPluginAsyncTypebox, type TSchema } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { requireAuth } from '../../http/auth.js';
-import { API_SECURITY } from '../../http/openapi.js';
+import { API_SECURITY, API_WRITE_SECURITY } from '../../http/openapi.js';
 import { errorResponses, ref } from '../../shared/schemas.js';
 import {
   CreateInvoiceBody,
@@ -12,7 +12,8 @@ import {
   ListQuery,
   PublicIdParams,
   UpdateInvoiceBody,
-  WriteHeaders,
+  CreateHeaders,
+  UpdateHeaders,
 } from './invoice-requests.schemas.js';
 import { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
 import type { InvoiceService, RequestInfo, WriteOutcome } from './invoice.service.js';
@@ -59,8 +60,8 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
           'Creates a document (editor_mode=api). The document goes at the root or in `invoice`. `Idempotency-Key` makes retries safe.',
         ),
         tags: ['invoices'],
-        security: API_SECURITY,
-        headers: WriteHeaders,
+        security: API_WRITE_SECURITY,
+        headers: CreateHeaders,
         body: CreateInvoiceBody,
         response: {
           200: ref(InvoiceWriteResponse, 'Created.'),
@@ -89,9 +90,9 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
           'Replaces the document with the full one in `invoice` (partial updates: 400 partial_update_not_supported). `If-Match` with the ETag refuses a lost update (409 revision_conflict). The previous revision is kept.',
         ),
         tags: ['invoices'],
-        security: API_SECURITY,
+        security: API_WRITE_SECURITY,
         params: PublicIdParams,
-        headers: WriteHeaders,
+        headers: UpdateHeaders,
         body: UpdateInvoiceBody,
         response: {
           200: ref(InvoiceWriteResponse, 'Updated.'),

@@ -3,6 +3,7 @@
  * serialize with them, the OpenAPI document is generated from them, the types come from them.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { Notifications } from '../notifications/notification.schemas.js';
 
 const S = (description: string) => Type.String({ description });
 const kindFields = {
@@ -145,30 +146,6 @@ export const DocumentSummary = Type.Object(
     title_is_custom: Type.Boolean({ description: 'True when the payload set `document_title`.' }),
   },
   { description: 'Summary of the written document.' },
-);
-
-export const NotificationFailure = Type.Object(
-  {
-    email: S('Address that failed.'),
-    error: S('Reason: `invalid_address`, the SMTP reply, or the gate that blocked it.'),
-  },
-  { additionalProperties: true },
-);
-
-export const Notifications = Type.Object(
-  {
-    ...kindFields,
-    requested: Type.Boolean({ description: 'True when `notify_recipients` or `send_notifications` was true.' }),
-    planned_count: Type.Integer({ description: 'E-mails planned.' }),
-    sent_count: Type.Integer({ description: 'E-mails delivered.' }),
-    failed_count: Type.Integer({ description: 'E-mails not delivered (failed or blocked).' }),
-    sent_to: Type.Array(Type.String(), { description: 'Addresses delivered to.' }),
-    failed: Type.Array(NotificationFailure, { description: 'Addresses not delivered to, with the reason.' }),
-    blocked_by_service_gate: Type.Boolean({ description: 'True when the service stopped the e-mails (tariff, demo mode).' }),
-    block_reason: S('Which gate stopped them; empty when none.'),
-    mail_runtime: Obj('How mail was handled: transport, duration, retry queue.'),
-  },
-  { additionalProperties: true, description: 'What happened to the e-mail notifications of this write.' },
 );
 
 export const ShareGate = Type.Object(

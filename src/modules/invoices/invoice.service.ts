@@ -10,6 +10,7 @@ import { normalizeSearchText } from '../../db/text-search.js';
 import { ApiError } from '../../shared/errors.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
 import { randomToken } from '../../shared/tokens.js';
+import { emptyOutcome, type DeliveryReport, type NotificationService, type PendingNotifications } from '../notifications/index.js';
 import type { LinkBases } from '../sharing/index.js';
 import type { AuthContext } from '../teams/index.js';
 import { parseWriteEnvelope, type WriteEnvelope } from './envelope.js';
@@ -17,7 +18,7 @@ import { IdempotencyStore, requestHash } from './idempotency.js';
 import type { InvoiceList, InvoiceRevisionList, ListQuery } from './invoice-requests.schemas.js';
 import { buildListItem, buildRevisionList, DemoDocuments } from './invoice-read.js';
 import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
-import { buildInvoiceResponse, etagOf, nothingPlanned, serviceRestriction, totalsOf, type ViewContext } from './invoice.view.js';
+import { buildInvoiceResponse, etagOf, serviceRestriction, totalsOf, type ViewContext } from './invoice.view.js';
 import * as repo from './invoice.repository.js';
 import { resolveSeller, type ResolvedSeller } from './seller.js';
 import { canMoveSellerStatus, isLocked, type SellerStatus } from './statuses.js';
@@ -41,6 +42,7 @@ export interface InvoiceServiceDeps {
   clock: Clock;
   bases: LinkBases;
   demoPublicId: string;
+  notifications: NotificationService;
 }
 
 /** A validated, seller-resolved document ready to store. */
@@ -274,19 +276,54 @@ export class InvoiceService {
       payment_reported_at: null,
     } as InvoiceRow;
     const links = newShareLinks(auth.teamId, publicId, invoice.api_recipients, now);
-    const outcome = this.outcome(auth, row, links, info, envelope.notify);
+    let pending: PendingNotifications | null = null;
     try {
       await this.deps.db.transaction().execute(async (trx) => {
         await repo.insertInvoice(trx, row);
         await repo.replaceItems(trx, auth.teamId, publicId, itemRows(auth.teamId, publicId, prepared.invoice));
         await repo.insertShareLinks(trx, links);
-        await onCommit?.(trx, outcome);
+        pending = envelope.notify ? await this.enqueueNotifications(trx, auth, row, prepared, links) : null;
+        await onCommit?.(trx, this.outcome(auth, row, links, info, this.undelivered(row, pending)));
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw conflict(publicId);
       throw err;
     }
-    return outcome;
+    return this.outcome(auth, row, links, info, await this.deliver(row, pending));
+  }
+
+  /** Writes the revision's e-mails to the outbox, inside the document's transaction. */
+  private enqueueNotifications(
+    trx: Transaction<Database>,
+    auth: Extract<AuthContext, { mode: 'live' }>,
+    row: InvoiceRow,
+    prepared: PreparedWrite,
+    links: ShareLinkRow[],
+  ): Promise<PendingNotifications> {
+    return this.deps.notifications.enqueue(trx, {
+      teamId: auth.teamId,
+      teamLocale: auth.team.locale,
+      tariff: auth.tariff,
+      publicId: row.public_id,
+      revision: row.revision,
+      document: { ...prepared.invoice, seller_status: row.seller_status },
+      totals: { total: row.total },
+      links,
+    });
+  }
+
+  /** The outcome before any attempt: what was enqueued, or nothing asked. */
+  private undelivered(row: InvoiceRow, pending: PendingNotifications | null): DeliveryReport {
+    const notifications = pending ? pending.outcome : this.deps.notifications.notRequested(row.public_id);
+    return { notifications, status: 200, delivered: false };
+  }
+
+  /** The one bounded delivery attempt after commit (never throws); the worker retries the rest. */
+  private async deliver(row: InvoiceRow, pending: PendingNotifications | null): Promise<DeliveryReport> {
+    if (!pending) return this.undelivered(row, null);
+    const report = await this.deps.notifications.deliverNow(pending);
+    if (report.delivered && row.buyer_status === 'not_sent') row.buyer_status = 'sent';
+    return report;
   }
 
   /** Applies the update if the stored revision is still `current`; null when another update won. */
@@ -312,7 +349,7 @@ export class InvoiceService {
       // The same document again: nothing to change, and a locked document takes no new revision
       // (nor a new modifier), so the answer is the document as it is.
       const links = await repo.listShareLinks(this.deps.db, auth.teamId, publicId);
-      return this.outcome(auth, current, links, info, prepared.envelope.notify);
+      return this.outcome(auth, current, links, info, { notifications: storedNotifications(current), status: 200, delivered: false });
     }
     if (!canMoveSellerStatus(from, to)) {
       throw new ApiError('invalid_status_transition', {
@@ -323,6 +360,7 @@ export class InvoiceService {
     }
     const next: InvoiceRow = { ...current, ...values, revision: current.revision + 1, api_updated_at: now } as InvoiceRow;
     let links: ShareLinkRow[] = [];
+    let pending: PendingNotifications | null = null;
     const applied = await this.deps.db.transaction().execute(async (trx) => {
       const ok = await repo.updateInvoice(trx, auth.teamId, publicId, current.revision, {
         ...values,
@@ -345,10 +383,11 @@ export class InvoiceService {
       });
       await repo.replaceItems(trx, auth.teamId, publicId, itemRows(auth.teamId, publicId, prepared.invoice));
       links = await syncShareLinks(trx, auth.teamId, publicId, prepared.invoice.api_recipients, now);
+      pending = prepared.envelope.notify ? await this.enqueueNotifications(trx, auth, next, prepared, links) : null;
       return true;
     });
     if (!applied) return null;
-    return this.outcome(auth, next, links, info, prepared.envelope.notify);
+    return this.outcome(auth, next, links, info, await this.deliver(next, pending));
   }
 
   private async demoWrite(
@@ -366,7 +405,11 @@ export class InvoiceService {
     const publicId = pathId ?? invoice.public_id ?? randomToken(16);
     const base = this.rowFor(auth, prepared, publicId, now, invoice.seller_status ?? 'issued', info);
     const { row, links } = this.demo.dryRunRow(base, publicId, now, invoice.api_recipients);
-    return this.outcome(auth, row, links, info, envelope.notify, { public_id: publicId, package_public_id: row.package_public_id });
+    // Demo mode sends nothing: every planned e-mail is reported blocked (207).
+    const report = envelope.notify
+      ? this.deps.notifications.demoOutcome(publicId, prepared.invoice)
+      : this.undelivered(row, null);
+    return this.outcome(auth, row, links, info, report, { public_id: publicId, package_public_id: row.package_public_id });
   }
 
   private outcome(
@@ -374,13 +417,12 @@ export class InvoiceService {
     row: InvoiceRow,
     links: ShareLinkRow[],
     info: RequestInfo,
-    notifyRequested: boolean,
+    report: DeliveryReport,
     demoGuids?: Record<string, string>,
   ): WriteOutcome {
-    const notifications = nothingPlanned(row.public_id, notifyRequested);
-    const ctx = this.viewContext(auth, info, notifications, demoGuids);
+    const ctx = this.viewContext(auth, info, report.notifications, demoGuids);
     const body = buildInvoiceResponse(row, links, ctx);
-    return { status: 200, body, etag: etagOf(row.public_id, row.revision), replayed: false };
+    return { status: report.status, body, etag: etagOf(row.public_id, row.revision), replayed: false };
   }
 
   private viewContext(
@@ -427,7 +469,7 @@ function itemRows(teamId: string, publicId: string, invoice: NormalizedInvoice) 
 }
 
 function storedNotifications(row: InvoiceRow): InvoiceWriteResponse['notifications'] {
-  return row.notifications ? (JSON.parse(row.notifications) as InvoiceWriteResponse['notifications']) : nothingPlanned(row.public_id, false);
+  return row.notifications ? (JSON.parse(row.notifications) as InvoiceWriteResponse['notifications']) : emptyOutcome(row.public_id, false);
 }
 
 /** Stored documents compared by content: key order is not a change. */

@@ -101,23 +101,6 @@ function qrBlock(doc: Doc, totals: DocumentTotals, buyerToken: string, bases: Li
   }
 }
 
-/** The notification outcome when nothing is sent: the e-mail step reports real outcomes. */
-export function nothingPlanned(publicId: string, requested: boolean): InvoiceWriteResponse['notifications'] {
-  return {
-    document_public_id: publicId,
-    document_kind: 'invoice',
-    requested,
-    planned_count: 0,
-    sent_count: 0,
-    failed_count: 0,
-    sent_to: [],
-    failed: [],
-    blocked_by_service_gate: false,
-    block_reason: '',
-    mail_runtime: { transport: 'none', duration_ms: 0, retry_queue: 0 },
-  };
-}
-
 export function totalsOf(doc: Doc): DocumentTotals {
   return computeTotals(doc.items, { pricesIncludeVat: doc.prices_include_vat === true });
 }

@@ -4,7 +4,8 @@
  */
 import type { InvoiceRow, ShareLinkRow } from '../../../src/db/types.js';
 import type { InvoiceWriteResponse } from '../../../src/modules/invoices/invoice.schemas.js';
-import { buildInvoiceResponse, nothingPlanned } from '../../../src/modules/invoices/invoice.view.js';
+import { buildInvoiceResponse } from '../../../src/modules/invoices/invoice.view.js';
+import { emptyOutcome } from '../../../src/modules/notifications/index.js';
 import { DEFAULT_TARIFF } from '../../../src/modules/teams/tariffs.js';
 
 /** The domain reference's vector: subtotal 16499.99, VAT 3290.00, total 19789.99. */
@@ -113,7 +114,7 @@ export function responseFor(doc: Record<string, unknown>, row: Partial<InvoiceRo
     tariff: DEFAULT_TARIFF,
     caller: { keyId: 1, keyName: 'main' },
     request: { host: 'api.example', requestId: 'req-1' },
-    notifications: nothingPlanned(publicId, false),
+    notifications: emptyOutcome(publicId, false),
   });
 }
 
