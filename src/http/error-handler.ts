@@ -1,7 +1,7 @@
 /**
  * Every error leaves in the spec's shape, including the framework's own (schema validation,
- * unknown route, bad JSON, wrong content type, body limit). A 5xx body carries only
- * `internal_error` and the request id; the detail goes to the log.
+ * unknown route, bad URL, bad JSON, wrong content type, body limit); only JSON bodies are
+ * parsed. A 5xx body carries only `internal_error` and the request id; the detail goes to the log.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type ErrorBody } from '../shared/errors.js';
@@ -58,7 +58,28 @@ export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply
   return reply.code(error.status).send(error.body);
 }
 
+/**
+ * Fastify's `frameworkErrors` option: errors raised before routing (a URL that is not valid
+ * percent-encoding). No hook runs for these, so the request id and the JSON API's security
+ * headers are set here; otherwise the framework would answer in its own shape.
+ */
+export function onFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('X-Request-Id', request.id);
+  reply.header('X-Content-Type-Options', 'nosniff');
+  reply.header('Content-Security-Policy', "default-src 'none';frame-ancestors 'none'");
+  reply.header('X-Frame-Options', 'SAMEORIGIN');
+  const apiError =
+    error.code === 'FST_ERR_BAD_URL'
+      ? new ApiError('invalid_request', { details: 'the URL is not valid percent-encoding' })
+      : (toApiError(error) ?? new ApiError('invalid_request', { details: 'the request could not be routed' }));
+  sendApiError(reply, apiError);
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
+  // Bodies are JSON only. Fastify also parses text/plain by default, which would hand a
+  // string to routes that expect an object instead of refusing it as invalid_content_type.
+  app.removeContentTypeParser('text/plain');
+
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(error);
     if (apiError) {

@@ -7,8 +7,14 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
+import { errorResponses } from '../shared/schemas.js';
 
+/** Reads: the key in x-api-key, as a Bearer token, or in the api_key query parameter. */
 export const API_SECURITY: Array<Record<string, string[]>> = [{ ApiKeyHeader: [] }, { BearerAuth: [] }, { ApiKeyQuery: [] }];
+/** Writes: a key in the query is refused (401 api_key_missing), so only the two headers. */
+export const API_WRITE_SECURITY: Array<Record<string, string[]>> = [{ ApiKeyHeader: [] }, { BearerAuth: [] }];
+/** Open routes (descriptions, health, metrics): stated explicitly, so no reader assumes a key. */
+export const NO_SECURITY: Array<Record<string, string[]>> = [];
 
 const DESCRIPTION = `Team-scoped invoices ("Счёт на оплату") for ERPs, CRMs and shops.
 
@@ -83,8 +89,10 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         summary: 'OpenAPI description (JSON)',
         description: 'The OpenAPI 3.1 description of this API as a JSON object. Needs no key.',
         tags: ['meta'],
+        security: NO_SECURITY,
         response: {
           200: Type.Object({}, { additionalProperties: true, description: 'The OpenAPI 3.1 document.' }),
+          ...errorResponses(429),
         },
       },
     },
@@ -102,12 +110,13 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         summary: 'OpenAPI description (YAML)',
         description: 'The OpenAPI 3.1 description of this API as YAML text. Needs no key.',
         tags: ['meta'],
-        produces: ['application/yaml'],
+        security: NO_SECURITY,
         response: {
           200: {
             description: 'The OpenAPI 3.1 document as YAML.',
             content: { 'application/yaml': { schema: Type.String() } },
           },
+          ...errorResponses(429),
         },
       },
     },

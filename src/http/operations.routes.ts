@@ -6,6 +6,7 @@ import type { DatabaseHandle } from '../db/database.js';
 import { ApiError } from '../shared/errors.js';
 import { errorResponses } from '../shared/schemas.js';
 import type { Metrics } from './metrics.js';
+import { NO_SECURITY } from './openapi.js';
 
 const Health = Type.Object(
   {
@@ -24,7 +25,8 @@ export function registerOperationsRoutes(app: FastifyInstance, deps: { database:
         summary: 'Liveness',
         description: 'Answers 200 while the process serves requests. Needs no key.',
         tags: ['operations'],
-        response: { 200: Health },
+        security: NO_SECURITY,
+        response: { 200: Health, ...errorResponses(429) },
       },
     },
     async () => ({ ok: true as const, status: 'alive' }),
@@ -38,7 +40,8 @@ export function registerOperationsRoutes(app: FastifyInstance, deps: { database:
         summary: 'Readiness',
         description: 'Answers 200 when the database answers a query, 503 `not_ready` otherwise. Needs no key.',
         tags: ['operations'],
-        response: { 200: Health, ...errorResponses(503) },
+        security: NO_SECURITY,
+        response: { 200: Health, ...errorResponses(429, 503) },
       },
     },
     async (request) => {
@@ -60,9 +63,10 @@ export function registerOperationsRoutes(app: FastifyInstance, deps: { database:
         summary: 'Prometheus metrics',
         description: 'Requests and latency by route and status, rate-limit refusals and process metrics, in the Prometheus text format.',
         tags: ['operations'],
-        produces: ['text/plain'],
+        security: NO_SECURITY,
         response: {
           200: { description: 'Prometheus exposition format.', content: { 'text/plain': { schema: Type.String() } } },
+          ...errorResponses(429),
         },
       },
     },

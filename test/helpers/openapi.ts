@@ -37,7 +37,11 @@ export class SpecValidator {
   check(method: string, url: string, status: number, contentType: string, body: unknown): void {
     const path = url.split('?')[0] ?? url;
     const template = this.templateFor(path);
-    if (!template) throw new Error(`no documented path for ${method} ${path}`);
+    if (!template) {
+      // An undocumented path is only ever an unknown route: 404 in the error shape.
+      if (status === 404) return this.checkErrorBody(body);
+      throw new Error(`no documented path for ${method} ${path}`);
+    }
     const operation = this.doc.paths[template]?.[method.toLowerCase()];
     if (!operation) {
       // The 405 refusals are deliberately not separate operations; they use ErrorBody.
