@@ -37,7 +37,7 @@ export function toApiError(error: unknown): ApiError | null {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ApiError('invalid_json', { details: 'the body is empty; send a JSON object' });
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new ApiError('invalid_json', { details: `the body is not valid JSON: ${err.message}` });
+      return new ApiError('invalid_json', { details: 'the body is not valid JSON' });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError('invalid_request', { details: 'Content-Length does not match the body' });
     default:
@@ -71,7 +71,9 @@ export function onFrameworkError(error: FastifyError, request: FastifyRequest, r
   const apiError =
     error.code === 'FST_ERR_BAD_URL'
       ? new ApiError('invalid_request', { details: 'the URL is not valid percent-encoding' })
-      : (toApiError(error) ?? new ApiError('invalid_request', { details: 'the request could not be routed' }));
+      : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? new ApiError('invalid_request', { details: 'a path parameter is longer than 200 characters' })
+        : (toApiError(error) ?? new ApiError('invalid_request', { details: 'the request could not be routed' }));
   sendApiError(reply, apiError);
 }
 

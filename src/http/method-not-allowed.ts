@@ -28,7 +28,7 @@ export function trackRoutesForMethodNotAllowed(app: FastifyInstance): { addRefus
           schema: { hide: true },
           handler: async (_request, reply) => {
             reply.header('Allow', allow);
-            throw new ApiError('method_not_allowed', { details: `${url} accepts ${allow}` });
+            throw new ApiError('method_not_allowed', { details: `${url.replace(/:(\w+)/g, '{$1}')} accepts ${allow}` });
           },
         });
       }

@@ -19,6 +19,7 @@ export const INVOICE_DIRECTIONS = {
 /** Russian VAT rates in 2026; `null` is "без НДС" (not a VAT payer). */
 export const VAT_RATES: Array<{ value: number | null; label: string }> = [
   { value: 22, label: '22%' },
+  { value: 20, label: '20% (ставка до 2026 года)' },
   { value: 10, label: '10%' },
   { value: 7, label: '7%' },
   { value: 5, label: '5%' },

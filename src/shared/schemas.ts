@@ -3,19 +3,24 @@
  * referenced by `$id`, so the OpenAPI document lists it under components.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { ERROR_STATUS } from './errors.js';
+import { AUTH_ERROR_CODES, ERROR_STATUS } from './errors.js';
 
-const errorCodes = Object.keys(ERROR_STATUS).filter((c) => c !== 'rate_limited');
+/** Every value `error` can take: 401 and 429 carry their reason in `code` instead. */
+export const ERROR_IDENTIFIERS = [
+  ...Object.keys(ERROR_STATUS).filter((c) => !(AUTH_ERROR_CODES as readonly string[]).includes(c)),
+  'unauthorized',
+];
 
 export const ErrorBody = Type.Object(
   {
     ok: Type.Literal(false, { description: 'Always false for an error.' }),
-    error: Type.String({
-      description:
-        'Error identifier. `unauthorized` for every 401 and `rate_limited` for every 429 (the reason is in `code`); otherwise one of: ' +
-        errorCodes.map((c) => `\`${c}\``).join(', ') +
-        '.',
-    }),
+    error: Type.Union(
+      ERROR_IDENTIFIERS.map((c) => Type.Literal(c)),
+      {
+        description:
+          'Error identifier. `unauthorized` for every 401 and `rate_limited` for every 429 (the reason is in `code`). The list is closed: a new identifier comes with a new API version.',
+      },
+    ),
     code: Type.Optional(
       Type.String({
         description:

@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 
-const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+/** A string or null; the description goes on the union so generated clients show it. */
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) =>
+  Type.Union([Type.String(), Type.Null()], { description: schema.description });
 
 export const CatalogOrganization = Type.Object(
   {

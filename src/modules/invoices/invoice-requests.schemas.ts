@@ -11,19 +11,30 @@ import { InvoiceStatus } from './invoice.schemas.js';
 
 const S = (description: string, extra: object = {}) => Type.String({ description, ...extra });
 
-export const Party = Type.Object(
+const partyFields = {
+  name: Type.Optional(S('Name.', { maxLength: 500 })),
+  inn: Type.Optional(S('INN, 10 or 12 digits (a wrong checksum is a warning, not a refusal).')),
+  kpp: Type.Optional(S('KPP, 9 characters.')),
+  email: Type.Optional(S('E-mail.')),
+  address: Type.Optional(S('Address.', { maxLength: 1000 })),
+};
+
+export const SellerParty = Type.Object(
   {
-    name: Type.Optional(S('Name. Required for the buyer.', { maxLength: 500 })),
-    inn: Type.Optional(S('INN, 10 or 12 digits. Required for the seller: it must match an active organization of the team.')),
-    kpp: Type.Optional(S('KPP, 9 characters.')),
-    email: Type.Optional(S('E-mail. The buyer’s is the default notification recipient.')),
-    address: Type.Optional(S('Address.', { maxLength: 1000 })),
-    bank_name: Type.Optional(S('Seller: bank name. Filled from the organization’s default account when omitted.')),
-    bik: Type.Optional(S('Seller: BIK, 9 digits.')),
-    account: Type.Optional(S('Seller: settlement account, 20 digits (checked against the BIK).')),
-    corr_account: Type.Optional(S('Seller: correspondent account, 20 digits.')),
+    ...partyFields,
+    inn: S('INN. Required: it must match an active organization of the team (403 seller_org_not_allowed).'),
+    name: Type.Optional(S('Name; filled from the organization when omitted.', { maxLength: 500 })),
+    bank_name: Type.Optional(S('Bank name. The bank set is filled from the organization’s default account when omitted.')),
+    bik: Type.Optional(S('BIK, 9 digits.')),
+    account: Type.Optional(S('Settlement account, 20 digits (its control key is checked against the BIK).')),
+    corr_account: Type.Optional(S('Correspondent account, 20 digits.')),
   },
-  { additionalProperties: true, description: 'A party of the document. Additional properties are kept.' },
+  { additionalProperties: true, description: 'The seller. Omitted kpp, address and bank requisites come from the organization. Additional properties are kept.' },
+);
+
+export const BuyerParty = Type.Object(
+  { ...partyFields, name: S('Name. Required.', { maxLength: 500 }), email: Type.Optional(S('E-mail: the default notification recipient.')) },
+  { additionalProperties: true, description: 'The buyer. Additional properties are kept.' },
 );
 
 export const InvoiceItem = Type.Object(
@@ -34,7 +45,7 @@ export const InvoiceItem = Type.Object(
     price: Type.Number({ minimum: 0, maximum: 1e12, description: 'Price per unit, ≥ 0, up to 4 decimals. Required.' }),
     vat_pct: Type.Optional(
       Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], {
-        description: 'VAT rate 0–100 (22, 10, 7, 5, 0 are the Russian rates; others give a warning). Absent or null: без НДС.',
+        description: 'VAT rate 0–100 (22, 20, 10, 7, 5, 0 are the Russian rates; others give a warning). Absent or null: без НДС.',
       }),
     ),
   },
@@ -53,8 +64,8 @@ export const InvoicePayload = Type.Object(
       { description: 'Currency. Required.' },
     ),
     invoice_direction: Type.Optional(Type.Union([Type.Literal('incoming'), Type.Literal('outgoing')], { description: 'Default outgoing.' })),
-    seller: Party,
-    buyer: Party,
+    seller: SellerParty,
+    buyer: BuyerParty,
     items: Type.Array(InvoiceItem, { minItems: 1, maxItems: 1000, description: '1 to 1000 lines.' }),
     prices_include_vat: Type.Optional(Type.Boolean({ description: 'True: prices include VAT (extracted). Default false: VAT on top.' })),
     seller_status: Type.Optional(

@@ -72,9 +72,9 @@ export const InvoiceLinks = Type.Object(
     share_url: S('The buyer share page.'),
     document_url: S('The printable PDF.'),
     portal_view_url: S('Portal view page (signed token, view mode).'),
-    portal_document_view_url: S('Portal document view (signed token, view mode).'),
+    portal_document_view_url: S('Portal print view of the document (signed token, view mode): the printable form inside the portal, where `portal_view_url` is the staff page with metadata and actions.'),
     portal_edit_url: S('Portal edit page (signed token, edit mode).'),
-    portal_document_edit_url: S('Portal document edit page (signed token, edit mode).'),
+    portal_document_edit_url: S('Portal editor of the document body (signed token, edit mode); `portal_edit_url` opens the same editor from the staff page.'),
     qr_url: Type.Optional(S('PNG of the payment QR code.')),
     api_url: Type.Optional(S('This document in the API.')),
   },
@@ -225,9 +225,9 @@ const linkFields = {
   document_url: Type.Optional(S('The printable PDF (buyer link).')),
   invoice_url: S('The buyer share page.'),
   portal_view_url: S('Portal view page.'),
-  portal_document_view_url: Type.Optional(S('Portal document view page.')),
+  portal_document_view_url: Type.Optional(S('Portal print view of the document (signed token, view mode).')),
   portal_edit_url: S('Portal edit page.'),
-  portal_document_edit_url: Type.Optional(S('Portal document edit page.')),
+  portal_document_edit_url: Type.Optional(S('Portal editor of the document body (signed token, edit mode).')),
 };
 
 const detailFields = {
