@@ -6,10 +6,14 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './database.js';
 import * as spine from './migrations/2026-11-25T2200_spine.js';
 import * as invoices from './migrations/2026-11-25T2300_invoices.js';
+import * as outbox from './migrations/2026-11-25T2355_outbox.js';
+import * as invoiceSearch from './migrations/2026-11-25T2350_invoice_search.js';
 
 const migrations: Record<string, Migration> = {
   '2026-11-25T2200_spine': spine,
   '2026-11-25T2300_invoices': invoices,
+  '2026-11-25T2355_outbox': outbox,
+  '2026-11-25T2350_invoice_search': invoiceSearch,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -1,7 +1,8 @@
 /** SQL of the documents module. Every function takes the executor first and the team. */
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import { containsText } from '../../db/text-search.js';
+import { modifiedSince, teamScope } from '../../db/list-plans.js';
+import { invoiceSearchMatches, probeTrigramTable, usesTrigramTable, type SearchPlan } from '../../db/text-search.js';
 import type {
   InvoiceItemsTable,
   InvoiceRevisionRow,
@@ -140,22 +141,78 @@ export type InvoiceListRow = Pick<
   | 'last_modified_at'
 > & { buyer_token: string | null };
 
-function filtered(db: Executor, teamId: string, f: ListFilters) {
-  let query = db.selectFrom('invoices').where('invoices.team_id', '=', teamId);
+/**
+ * Choosing between the trigram index and a scan for `q`. PostgreSQL's planner does it from its
+ * statistics; SQLite knows nothing about FTS5's selectivity, so the repository asks the index
+ * how many candidates it has (bounded, cheap) and compares with the rows the other filters
+ * leave: collecting a candidate costs about two row visits, scanning a row in range one.
+ */
+const FEW_CANDIDATES = 2000;
+const CANDIDATE_CAP = 200_000;
+/**
+ * Above this many matches a page is found faster by walking the list index in order and
+ * testing each row (it stops after offset + limit matches) than by collecting every match
+ * and sorting them; at or below it, collecting is faster, as the matches may be anywhere.
+ */
+const DENSE_MATCHES = 2000;
+
+async function searchPlan(db: Executor, teamId: string, f: ListFilters): Promise<SearchPlan> {
+  if (!f.q) return 'index';
+  const probe = await probeTrigramTable(db, f.q, FEW_CANDIDATES, CANDIDATE_CAP);
+  if (probe === null) return 'index';
+  if ('rowids' in probe) return { rowids: probe.rowids };
+  if (probe.candidates >= CANDIDATE_CAP) return 'scan';
+  const bound = 2 * probe.candidates;
+  const scope = await db
+    .selectFrom(
+      filtered(db, teamId, { ...f, q: undefined }, { q: 'index', collectUpdated: false })
+        .select(sql<number>`1`.as('one'))
+        .limit(bound)
+        .as('scope'),
+    )
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(scope.n) < bound ? 'scan' : 'index';
+}
+
+/**
+ * How the filters are written (src/db/list-plans.ts). `q`: see SearchPlan. `collectUpdated`:
+ * the count says the matches are few, so `updated_since` collects them from its own index.
+ */
+interface Access {
+  q: SearchPlan;
+  collectUpdated: boolean;
+}
+
+function filtered(db: Executor, teamId: string, f: ListFilters, access: Access) {
+  const collect =
+    (f.q !== undefined && access.q !== 'scan' && usesTrigramTable(db, f.q)) || (f.updatedSince !== undefined && access.collectUpdated);
+  let query = db.selectFrom('invoices').where(teamScope(db, teamId, collect));
   if (f.dateFrom) query = query.where('invoices.date', '>=', f.dateFrom);
   if (f.dateTo) query = query.where('invoices.date', '<=', f.dateTo);
-  if (f.updatedSince) query = query.where('invoices.last_modified_at', '>=', f.updatedSince);
-  if (f.q) query = query.where(containsText('invoices.search_text', f.q));
+  if (f.updatedSince) query = query.where(modifiedSince(db, teamId, f.updatedSince, access.collectUpdated));
+  if (f.q) query = query.where(invoiceSearchMatches(db, f.q, access.q));
   return query;
 }
 
-/** One page in the list order (date desc, creation desc) and the count of all matches. */
+/**
+ * One page in the list order (date desc, creation desc, then public_id for a stable order)
+ * and the count of all matches. The page's buyer share tokens are read afterwards for its
+ * rows only: a correlated subquery would run for every match before the sort.
+ */
 export async function listInvoices(
   db: Executor,
   teamId: string,
   f: ListFilters,
 ): Promise<{ rows: InvoiceListRow[]; total: number }> {
-  const rows = await filtered(db, teamId, f)
+  const plan = await searchPlan(db, teamId, f);
+  const count = await filtered(db, teamId, f, { q: plan, collectUpdated: false })
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  const total = Number(count.n);
+  if (total === 0 || f.offset >= total) return { rows: [], total };
+  const dense = plan === 'scan' || total > DENSE_MATCHES;
+  const page = await filtered(db, teamId, f, { q: dense ? 'scan' : plan, collectUpdated: !dense })
     .select([
       'invoices.public_id',
       'invoices.number',
@@ -177,24 +234,25 @@ export async function listInvoices(
       'invoices.created_at',
       'invoices.last_modified_at',
     ])
-    .select((eb) =>
-      eb
-        .selectFrom('share_links')
-        .select('share_links.token')
-        .whereRef('share_links.team_id', '=', 'invoices.team_id')
-        .whereRef('share_links.public_id', '=', 'invoices.public_id')
-        .where('share_links.kind', '=', 'buyer')
-        .limit(1)
-        .as('buyer_token'),
-    )
     .orderBy('invoices.date', 'desc')
     .orderBy('invoices.created_at', 'desc')
     .orderBy('invoices.public_id', 'desc')
     .limit(f.limit)
     .offset(f.offset)
     .execute();
-  const count = await filtered(db, teamId, f)
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .executeTakeFirstOrThrow();
-  return { rows, total: Number(count.n) };
+  const tokens = new Map<string, string>();
+  const ids = page.map((r) => r.public_id);
+  if (ids.length > 0) {
+    const links = await db
+      .selectFrom('share_links')
+      .select(['public_id', 'token'])
+      .where('team_id', '=', teamId)
+      // SQLite (3.53, no statistics) plans `public_id IN (?)` of one value beside `kind = ?`
+      // as a scan of the whole table; `=` uses the key.
+      .where((eb) => (ids.length === 1 ? eb('public_id', '=', ids[0] as string) : eb('public_id', 'in', ids)))
+      .where('kind', '=', 'buyer')
+      .execute();
+    for (const link of links) if (!tokens.has(link.public_id)) tokens.set(link.public_id, link.token);
+  }
+  return { rows: page.map((r) => ({ ...r, buyer_token: tokens.get(r.public_id) ?? null })), total };
 }
