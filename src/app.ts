@@ -8,7 +8,7 @@ import type { DestinationStream } from 'pino';
 import pino from 'pino';
 import type { Config } from './config/config.js';
 import type { DatabaseHandle } from './db/database.js';
-import { onFrameworkError, registerErrorHandling } from './http/error-handler.js';
+import { MAX_PARAM_LENGTH, onFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { authHook } from './http/auth.js';
 import { loggerOptions } from './http/logging.js';
 import { createMetrics, registerRequestMetrics } from './http/metrics.js';
@@ -21,6 +21,8 @@ import { registerOperationsRoutes } from './http/operations.routes.js';
 import { catalogRoutes, CatalogService } from './modules/catalog/index.js';
 import { invoiceRoutes, InvoiceService } from './modules/invoices/index.js';
 import { createNotifications, type Notifier } from './modules/notifications/index.js';
+import { basePath } from './modules/sharing/index.js';
+import { SharingService, sharingRoutes } from './modules/sharing/web.js';
 import { AuthService } from './modules/teams/index.js';
 import { ErrorBody } from './shared/schemas.js';
 import { systemClock, type Clock } from './shared/clock.js';
@@ -53,7 +55,9 @@ declare module 'fastify' {
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database } = deps;
   const clock = deps.clock ?? systemClock;
-  const logger: FastifyBaseLogger = pino(loggerOptions(config.logLevel), deps.logStream ?? pino.destination(1));
+  // Share and portal tokens travel in the path under these bases: the logs redact them.
+  const tokenPaths = [basePath(config.shareUrl), basePath(config.portalUrl)];
+  const logger: FastifyBaseLogger = pino(loggerOptions(config.logLevel, tokenPaths), deps.logStream ?? pino.destination(1));
 
   const app = Fastify({
     loggerInstance: logger,
@@ -64,7 +68,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     trustProxy: config.trustProxy,
     return503OnClosing: true,
     frameworkErrors: onFrameworkError,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },
   });
 
@@ -79,7 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     reply.header('X-Request-Id', request.id);
   });
   await app.register(helmet, {
-    // JSON API: nothing may be framed or loaded; the docs and HTML pages set their own CSP.
+    // JSON API: nothing may be framed or loaded; the docs and the share and portal pages set their own CSP.
     contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
     crossOriginEmbedderPolicy: false,
     hsts: { maxAge: 15552000, includeSubDomains: true },
@@ -104,20 +108,23 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('onClose', async () => notifier.close());
 
   const auth = new AuthService(database.db, config.demoToken);
+  const invoices = new InvoiceService({
+    db: database.db,
+    clock,
+    bases,
+    demoPublicId: config.demoPublicId,
+    notifications: notifier.service,
+  });
   await app.register(async (api) => {
     api.decorateRequest('auth', null);
     api.addHook('onRequest', authHook(auth));
     api.addHook('onRequest', limiter.limitByKeyAndTeam);
     await api.register(catalogRoutes, { catalog: new CatalogService(database.db) });
-    const invoices = new InvoiceService({
-      db: database.db,
-      clock,
-      bases,
-      demoPublicId: config.demoPublicId,
-      notifications: notifier.service,
-    });
     await api.register(invoiceRoutes, { invoices });
   });
+  // Share and portal pages: outside the API's key check; their tokens are the credential.
+  const sharing = new SharingService({ db: database.db, clock, bases, invoices, auth, demoPublicId: config.demoPublicId });
+  await app.register(sharingRoutes, { service: sharing });
   methodGuard.addRefusals();
   return app;
 }

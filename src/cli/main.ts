@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrator.js';
+import { rotateShareLinks, shareUrls } from '../modules/sharing/index.js';
 import { BootstrapError } from '../modules/teams/bootstrap.js';
 import { createApiKey, deactivateApiKey, KeyCommandError } from '../modules/teams/api-keys.service.js';
 import type { BootstrapSummary } from '../modules/teams/bootstrap.js';
@@ -20,6 +21,7 @@ Commands:
   import FILE                            apply a bootstrap file and exit (idempotent)
   keys create --team ID --name NAME      create an API key and print its secret once
   keys deactivate KEY_ID                 deactivate an API key (refused everywhere within a second)
+  links rotate PUBLIC_ID                 give a document's share links new tokens (the old ones answer 404)
   worker                                 run only the background jobs (e-mail retries) until SIGTERM
   help                                   print this text
 
@@ -28,8 +30,10 @@ Exit status: 0 done, 1 failure, 2 bad usage, configuration or input.
 `;
 
 class UsageError extends Error {}
+/** A command naming something that does not exist: bad input (exit status 2). */
+class LinkCommandError extends Error {}
 
-const COMMANDS = ['serve', 'migrate', 'import', 'keys', 'worker'];
+const COMMANDS = ['serve', 'migrate', 'import', 'keys', 'links', 'worker'];
 
 /** parseArgs with its own errors (unknown or valueless options) reported as usage errors. */
 function parseOptions(args: string[], options: Record<string, { type: 'string' }>) {
@@ -126,6 +130,21 @@ async function run(argv: string[]): Promise<number> {
       }
       throw new UsageError('keys needs create or deactivate');
     }
+    case 'links': {
+      const [sub, ...args] = rest;
+      if (sub !== 'rotate') throw new UsageError('links needs rotate');
+      const publicId = args[0];
+      if (!publicId || args.length > 1) throw new UsageError('links rotate needs exactly one PUBLIC_ID');
+      const rotated = await withDatabase(config, (database) => rotateShareLinks(database.db, publicId));
+      if (!rotated) throw new LinkCommandError(`no document with public_id ${publicId}`);
+      const bases = { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret: '' };
+      const lines = rotated.links.map((l) => `  ${l.kind}${l.email ? ` <${l.email}>` : ''}: ${shareUrls(bases, l.token).url}`);
+      process.stdout.write(
+        `Rotated ${rotated.links.length} share link(s) of document ${publicId} (team ${rotated.teamId}); the old links now answer 404.\n` +
+          `New links:\n${lines.join('\n')}\n`,
+      );
+      return 0;
+    }
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
@@ -139,7 +158,7 @@ export async function main(argv: string[]): Promise<void> {
     if (err instanceof UsageError) {
       process.stderr.write(`invoicing: ${err.message}\n\n${USAGE}`);
       process.exitCode = 2;
-    } else if (err instanceof ConfigError || err instanceof KeyCommandError) {
+    } else if (err instanceof ConfigError || err instanceof KeyCommandError || err instanceof LinkCommandError) {
       process.stderr.write(`invoicing: ${err.message}\n`);
       process.exitCode = 2;
     } else if (err instanceof BootstrapError) {

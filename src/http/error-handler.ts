@@ -53,6 +53,12 @@ export function toApiError(error: unknown): ApiError | null {
   return null;
 }
 
+/**
+ * Longest path parameter the router accepts. Portal tokens sign the team and document ids
+ * (up to 100 and 64 characters) and come to about 300 characters at most.
+ */
+export const MAX_PARAM_LENGTH = 400;
+
 export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply.code(error.status).send(error.body);
@@ -72,7 +78,7 @@ export function onFrameworkError(error: FastifyError, request: FastifyRequest, r
     error.code === 'FST_ERR_BAD_URL'
       ? new ApiError('invalid_request', { details: 'the URL is not valid percent-encoding' })
       : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-        ? new ApiError('invalid_request', { details: 'a path parameter is longer than 200 characters' })
+        ? new ApiError('invalid_request', { details: `a path parameter is longer than ${MAX_PARAM_LENGTH} characters` })
         : (toApiError(error) ?? new ApiError('invalid_request', { details: 'the request could not be routed' }));
   sendApiError(reply, apiError);
 }

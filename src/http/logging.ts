@@ -1,17 +1,13 @@
 /**
  * pino options: JSON lines with the request id, and no secret ever written. Keys and tokens
  * can arrive in headers and in URLs (the api_key query parameter, share and portal tokens),
- * so headers are redacted and URLs are logged through `redactUrl`.
+ * so headers are redacted and URLs are logged through a redactor that knows the configured
+ * share and portal paths.
  */
 import type { FastifyRequest } from 'fastify';
 import type { LoggerOptions } from 'pino';
 
 const SECRET_PARAMS = new Set(['api_key', 'token', 'access_token', 'key', 'secret']);
-/**
- * Share (/s/…) and portal (/portal/…) paths carry a token after the prefix and its mode words;
- * everything from the first other segment on is redacted (a token may itself be lowercase).
- */
-const TOKEN_PATH = /^(\/(?:s|portal)(?:\/(?:document|view|edit))*)\/[^?#]+/;
 
 /** A parameter name as the query parser sees it: `api%5Fkey` and `api_key` are the same key. */
 function decodedName(raw: string): string {
@@ -34,13 +30,42 @@ function redactQuery(query: string): string {
     .join('&');
 }
 
-export function redactUrl(url: string): string {
-  const q = url.indexOf('?');
-  const path = (q < 0 ? url : url.slice(0, q)).replace(TOKEN_PATH, '$1/[REDACTED]');
-  return q < 0 ? path : `${path}?${redactQuery(url.slice(q + 1))}`;
+/** The default share and portal paths (`/s`, `/portal`). */
+export const DEFAULT_TOKEN_PATHS: readonly string[] = ['/s', '/portal'];
+/** The service's own paths: never a token, even when a share or portal base sits at the root. */
+const SERVICE_PATH = /^\/(?:api|healthz|readyz|metrics)(?:[/?#]|$)/;
+
+/**
+ * Share and portal paths carry a token after their base path and its mode words (`/s/TOKEN`,
+ * `/portal/document/edit/TOKEN`); everything from the first other segment on is redacted (a
+ * token may itself be lowercase). The pages' static files (`…/assets/…`) are kept.
+ */
+function tokenPattern(base: string): RegExp {
+  const escaped = base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^(${escaped}(?:/(?:document|view|edit))*)/(?!assets/)[^?#]+`);
 }
 
-export function loggerOptions(level: string): LoggerOptions {
+/** Redacts URLs for the logs, given the share and portal bases' paths ('' for a base at the root). */
+export function createUrlRedactor(tokenPaths: readonly string[] = DEFAULT_TOKEN_PATHS): (url: string) => string {
+  const patterns = [...new Set(tokenPaths)].sort((a, b) => b.length - a.length).map((base) => ({ root: base === '', re: tokenPattern(base) }));
+  return (url: string) => {
+    const q = url.indexOf('?');
+    let path = q < 0 ? url : url.slice(0, q);
+    for (const { root, re } of patterns) {
+      if (root && SERVICE_PATH.test(path)) continue;
+      if (re.test(path)) {
+        path = path.replace(re, '$1/[REDACTED]');
+        break;
+      }
+    }
+    return q < 0 ? path : `${path}?${redactQuery(url.slice(q + 1))}`;
+  };
+}
+
+export const redactUrl = createUrlRedactor();
+
+export function loggerOptions(level: string, tokenPaths: readonly string[] = DEFAULT_TOKEN_PATHS): LoggerOptions {
+  const redact = createUrlRedactor(tokenPaths);
   return {
     level,
     redact: {
@@ -60,7 +85,7 @@ export function loggerOptions(level: string): LoggerOptions {
       req(request: FastifyRequest) {
         return {
           method: request.method,
-          url: redactUrl(request.url),
+          url: redact(request.url),
           host: request.headers?.host,
           remoteAddress: request.ip,
         };

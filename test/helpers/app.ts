@@ -12,6 +12,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { MemoryStore } from '../../src/http/rate-limit/memory-store.js';
 import type { RateLimitStore } from '../../src/http/rate-limit/rate-limit.types.js';
+import { createNotifications, type NotificationsDeps } from '../../src/modules/notifications/index.js';
 import { applyBootstrap, parseBootstrap } from '../../src/modules/teams/bootstrap.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { createTestDb, type TestDatabase } from './db.js';
@@ -38,6 +39,8 @@ export interface TestAppOptions {
   db?: TestDatabase;
   /** Runs after buildApp and before ready(), e.g. to register a test-only route. */
   beforeReady?: (app: App) => void | Promise<void>;
+  /** E-mail delivery built from the config with these settings (short timeouts, fast retries). */
+  notifications?: Partial<Pick<NotificationsDeps, 'policy' | 'smtpTimeouts' | 'clock'>>;
 }
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -55,7 +58,17 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   logStream.on('data', (chunk: Buffer) => logs.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
 
   const store = options.rateLimitStore ?? new MemoryStore();
-  const app = await buildApp({ config, database: db, rateLimitStore: store, logStream, secret: TEST_SECRET });
+  const notifier = options.notifications
+    ? createNotifications({
+        database: db,
+        clock: options.notifications.clock ?? systemClock,
+        bases: { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret: TEST_SECRET },
+        config,
+        policy: options.notifications.policy,
+        smtpTimeouts: options.notifications.smtpTimeouts,
+      })
+    : undefined;
+  const app = await buildApp({ config, database: db, rateLimitStore: store, logStream, secret: TEST_SECRET, ...(notifier ? { notifier } : {}) });
   await options.beforeReady?.(app);
   await app.ready();
   const validator = new SpecValidator(app.swagger() as never);

@@ -9,6 +9,13 @@
  * nothing was stored, so a retry takes the claim over, as after any failed attempt. The owner
  * records and releases only its own claim, so a slow first request that lost its claim rolls
  * back instead of creating a second document.
+ *
+ * The record written with the document is `done` without a `response_status`: the document is
+ * stored but the request is still making its bounded e-mail attempt, so its answer is not known
+ * yet. A retry then is told to wait (409 `idempotency_request_in_progress`, Retry-After 1) and,
+ * once the first request records its final answer, replays exactly that. If the first request
+ * died in between, after `deliveryLeaseMs` (when the outbox worker takes its e-mails over) a retry
+ * gets the answer as committed, its status following its notifications.
  */
 import crypto from 'node:crypto';
 import type { Transaction } from 'kysely';
@@ -40,11 +47,21 @@ export function requestHash(body: unknown): string {
   return crypto.createHash('sha256').update(JSON.stringify(canonical(body) ?? null)).digest('hex');
 }
 
+export interface IdempotencyOptions {
+  /** How long a committed request may take to record its final answer (its e-mail attempt). */
+  deliveryLeaseMs?: number;
+}
+
 export class IdempotencyStore {
+  private readonly deliveryLeaseMs: number;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-  ) {}
+    options: IdempotencyOptions = {},
+  ) {
+    this.deliveryLeaseMs = options.deliveryLeaseMs ?? PENDING_LEASE_MS;
+  }
 
   async run(
     teamId: string,
@@ -61,7 +78,7 @@ export class IdempotencyStore {
       outcome = await work(async (trx, outcome) => {
         const recorded = await trx
           .updateTable('idempotency_keys')
-          .set({ state: 'done', response_status: outcome.status, response_body: JSON.stringify(outcome.body) })
+          .set({ state: 'done', response_status: null, response_body: JSON.stringify(outcome.body) })
           .where('team_id', '=', teamId)
           .where('idem_key', '=', key)
           .where('state', '=', 'pending')
@@ -81,8 +98,8 @@ export class IdempotencyStore {
         .execute();
       throw err;
     }
-    // The transaction recorded the response as committed (e-mails not yet attempted); the
-    // final one, after the bounded delivery attempt, replaces it so replays match the first answer.
+    // The transaction recorded the response as committed (e-mails not yet attempted, no status);
+    // the final one, after the bounded delivery attempt, replaces it so replays match the first answer.
     await this.db
       .updateTable('idempotency_keys')
       .set({ response_status: outcome.status, response_body: JSON.stringify(outcome.body) })
@@ -142,6 +159,12 @@ export class IdempotencyStore {
     }
     if (row.state !== 'done' || row.response_body === null) throw inProgress();
     const body = JSON.parse(row.response_body) as InvoiceWriteResponse;
+    if (row.response_status === null) {
+      // Stored, but the first request is still attempting its e-mails: wait for its answer.
+      if (row.created_at >= new Date(now.getTime() - this.deliveryLeaseMs).toISOString()) throw inProgress();
+      const n = body.notifications;
+      return { status: n.sent_count < n.planned_count ? 207 : 200, body, etag: body.api.etag, replayed: true };
+    }
     return { status: row.response_status === 207 ? 207 : 200, body, etag: body.api.etag, replayed: true };
   }
 }

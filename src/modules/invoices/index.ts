@@ -1,3 +1,5 @@
 export * from './statuses.js';
 export { invoiceRoutes } from './invoice.routes.js';
-export { InvoiceService } from './invoice.service.js';
+export { InvoiceService, type Editor, type RequestInfo, type WriteOutcome } from './invoice.service.js';
+export { DEMO_SHARE_TOKENS } from './demo.js';
+export { validateInvoice } from './validation.js';

@@ -30,6 +30,14 @@ export interface RequestInfo {
   requestId: string;
 }
 
+/**
+ * Who makes a write. The API (the default) records the key; the portal's edit page records
+ * `editor_mode: portal` and its login, and leaves the columns that describe the last API write
+ * (api_key_id, api_key_name, api_request_host, api_updated_at) and `source_type` as they were.
+ */
+export type Editor = { mode: 'api' } | { mode: 'portal'; login: string };
+const API_EDITOR: Editor = { mode: 'api' };
+
 export interface WriteOutcome {
   status: 200 | 207;
   body: InvoiceWriteResponse;
@@ -77,7 +85,8 @@ export class InvoiceService {
   private readonly demo: DemoDocuments;
 
   constructor(private readonly deps: InvoiceServiceDeps) {
-    this.idempotency = new IdempotencyStore(deps.db, deps.clock);
+    // A request that died after commit has its e-mails taken over by the worker after the lease.
+    this.idempotency = new IdempotencyStore(deps.db, deps.clock, { deliveryLeaseMs: deps.notifications.policy.leaseMs });
     this.demo = new DemoDocuments(deps.bases, deps.demoPublicId);
   }
 
@@ -95,6 +104,7 @@ export class InvoiceService {
     publicId: string,
     body: unknown,
     info: RequestInfo & { ifMatch: string | null },
+    editor: Editor = API_EDITOR,
   ): Promise<WriteOutcome> {
     const envelope = parseWriteEnvelope(body, 'PUT');
     if (auth.mode === 'demo') {
@@ -120,7 +130,7 @@ export class InvoiceService {
         });
       }
       const prepared = await this.prepare(auth, envelope, invoice);
-      const outcome = await this.updateLive(auth, current, prepared, info);
+      const outcome = await this.updateLive(auth, current, prepared, info, editor);
       if (outcome) return outcome;
       // Another update won the race: with If-Match that is a conflict, without it try again.
       if (info.ifMatch || attempt >= MAX_UPDATE_ATTEMPTS) {
@@ -145,6 +155,10 @@ export class InvoiceService {
   async list(auth: AuthContext, query: ListQuery, info: RequestInfo): Promise<InvoiceList> {
     const limit = query.limit ?? 50;
     const offset = query.offset ?? 0;
+    // The date-time format admits instants Date cannot hold (a leap second :60).
+    if (query.updated_since !== undefined && Number.isNaN(Date.parse(query.updated_since))) {
+      throw new ApiError('invalid_query', { details: 'updated_since is not a valid instant' });
+    }
     if (query.date_from && query.date_to && query.date_from > query.date_to) {
       throw new ApiError('invalid_query', { details: 'date_from is after date_to' });
     }
@@ -292,15 +306,18 @@ export class InvoiceService {
     return this.outcome(auth, row, links, info, await this.deliver(row, pending));
   }
 
-  /** Writes the revision's e-mails to the outbox, inside the document's transaction. */
-  private enqueueNotifications(
+  /**
+   * Writes the revision's e-mails to the outbox, inside the document's transaction. When the
+   * daily quota stopped some, the document is `restricted` (stored by enqueue, mirrored on `row`).
+   */
+  private async enqueueNotifications(
     trx: Transaction<Database>,
     auth: Extract<AuthContext, { mode: 'live' }>,
     row: InvoiceRow,
     prepared: PreparedWrite,
     links: ShareLinkRow[],
   ): Promise<PendingNotifications> {
-    return this.deps.notifications.enqueue(trx, {
+    const pending = await this.deps.notifications.enqueue(trx, {
       teamId: auth.teamId,
       teamLocale: auth.team.locale,
       tariff: auth.tariff,
@@ -310,6 +327,11 @@ export class InvoiceService {
       totals: { total: row.total },
       links,
     });
+    if (pending.outcome.block_reason === 'emails_per_day_exceeded' && row.service_status === 'active') {
+      row.service_status = 'restricted';
+      row.service_status_reason = 'emails_per_day_exceeded';
+    }
+    return pending;
   }
 
   /** The outcome before any attempt: what was enqueued, or nothing asked. */
@@ -332,12 +354,14 @@ export class InvoiceService {
     current: InvoiceRow,
     prepared: PreparedWrite,
     info: RequestInfo,
+    editor: Editor,
   ): Promise<WriteOutcome | null> {
     const publicId = current.public_id;
     const from = current.seller_status as SellerStatus;
     const to = prepared.invoice.seller_status ?? from;
     const now = isoNow(this.deps.clock);
-    const values = this.rowFor(auth, prepared, publicId, now, to, info);
+    const values = editedBy(this.rowFor(auth, prepared, publicId, now, to, info), editor, current);
+    const apiUpdatedAt = editor.mode === 'api' ? now : current.api_updated_at;
     if (isLocked(from)) {
       if (to !== from || !sameDocument(values.document, current.document)) {
         throw new ApiError('document_locked', {
@@ -358,14 +382,14 @@ export class InvoiceService {
         document_kind: 'invoice',
       });
     }
-    const next: InvoiceRow = { ...current, ...values, revision: current.revision + 1, api_updated_at: now } as InvoiceRow;
+    const next: InvoiceRow = { ...current, ...values, revision: current.revision + 1, api_updated_at: apiUpdatedAt } as InvoiceRow;
     let links: ShareLinkRow[] = [];
     let pending: PendingNotifications | null = null;
     const applied = await this.deps.db.transaction().execute(async (trx) => {
       const ok = await repo.updateInvoice(trx, auth.teamId, publicId, current.revision, {
         ...values,
         revision: next.revision,
-        api_updated_at: now,
+        api_updated_at: apiUpdatedAt,
       });
       if (!ok) return false;
       await repo.insertRevision(trx, {
@@ -466,6 +490,20 @@ function itemRows(teamId: string, publicId: string, invoice: NormalizedInvoice) 
       gross: line.gross,
     };
   });
+}
+
+/** The row values as `editor` writes them (see Editor). */
+function editedBy(values: WriteValues, editor: Editor, current: InvoiceRow): WriteValues {
+  if (editor.mode === 'api') return values;
+  return {
+    ...values,
+    editor_mode: 'portal',
+    source_type: current.source_type,
+    last_modified_by_login: editor.login,
+    api_key_id: current.api_key_id,
+    api_key_name: current.api_key_name,
+    api_request_host: current.api_request_host,
+  };
 }
 
 function storedNotifications(row: InvoiceRow): InvoiceWriteResponse['notifications'] {

@@ -1,6 +1,7 @@
 /**
- * The two columns of `invoices` that e-mail delivery owns: `notifications` (the latest
- * outcome, JSON) and `buyer_status` moving from `not_sent` to `sent`. Scoped by team.
+ * The columns of `invoices` that e-mail delivery owns: `notifications` (the latest outcome,
+ * JSON), `buyer_status` moving from `not_sent` to `sent`, and `service_status` becoming
+ * `restricted` when the daily quota stopped the revision's e-mail. Scoped by team.
  */
 import type { Executor } from '../../db/database.js';
 import type { Notifications } from './notification.schemas.js';
@@ -56,5 +57,19 @@ export async function markBuyerSent(db: Executor, teamId: string, publicId: stri
     .where('team_id', '=', teamId)
     .where('public_id', '=', publicId)
     .where('buyer_status', '=', 'not_sent')
+    .execute();
+}
+
+/**
+ * `active` → `restricted` with `reason` (operating contract 4, "Statuses": the tariff rule that
+ * stopped e-mail). Inside the write's transaction; the next write sets the status afresh.
+ */
+export async function markRestricted(db: Executor, teamId: string, publicId: string, reason: string): Promise<void> {
+  await db
+    .updateTable('invoices')
+    .set({ service_status: 'restricted', service_status_reason: reason })
+    .where('team_id', '=', teamId)
+    .where('public_id', '=', publicId)
+    .where('service_status', '=', 'active')
     .execute();
 }

@@ -17,7 +17,7 @@ import { randomToken } from '../../shared/tokens.js';
 import type { LinkBases } from '../sharing/index.js';
 import { resolvePolicy, retryDelayMs, type DeliveryPolicy } from './delivery-policy.js';
 import { buildInvoiceEmail, messageIdFor, messageIdHost, type EmailAttachment, type InvoiceEmailView } from './email-message.js';
-import { markBuyerSent, storeNotificationOutcome } from './invoice-status.repository.js';
+import { markBuyerSent, markRestricted, storeNotificationOutcome } from './invoice-status.repository.js';
 import { MailSendError, type MailTransport } from './mail-transport.js';
 import type { MailRuntime, Notifications } from './notification.schemas.js';
 import { blockedOutcome, emptyOutcome, outcomeFromRows, type BlockReason } from './outcome.js';
@@ -183,6 +183,8 @@ export class NotificationService {
         ? { ...emptyOutcome(request.publicId, true, { transport: this.transportKind }), revision: request.revision, updated_at: nowIso }
         : outcomeFromRows(request.publicId, request.revision, rows as OutboxRow[], runtime, nowIso);
     await storeNotificationOutcome(trx, request.teamId, request.publicId, request.revision, outcome);
+    // The quota is the one tariff rule that stops e-mail alone: the document says so in service_status.
+    if (!quotaLeft) await markRestricted(trx, request.teamId, request.publicId, 'emails_per_day_exceeded');
     const ids = rows.filter((r) => r.state === 'sending').map((r) => r.id);
     return { teamId: request.teamId, publicId: request.publicId, revision: request.revision, owner, ids, outcome };
   }

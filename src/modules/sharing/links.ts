@@ -48,3 +48,12 @@ export function portalUrls(bases: LinkBases, teamId: string, publicId: string, n
 export function apiDocumentUrl(bases: LinkBases, publicId: string): string {
   return `${bases.publicUrl}/api/v1/invoices/${encodeURIComponent(publicId)}`;
 }
+
+/**
+ * The path part of a base URL, without the trailing slash: `/s` for `https://x.example/s`,
+ * `` for `https://share.example`. The pages are served under it on whatever host the request
+ * names, and their own links (assets, PDF, QR, forms) are root-relative paths under it.
+ */
+export function basePath(baseUrl: string): string {
+  return new URL(baseUrl).pathname.replace(/\/+$/, '');
+}

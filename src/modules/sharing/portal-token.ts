@@ -55,3 +55,18 @@ export function portalExpiry(mode: PortalMode, now: Date): number {
   const base = Math.floor(now.getTime() / 1000) + PORTAL_TOKEN_TTL_SEC[mode];
   return Math.ceil(base / 86_400) * 86_400;
 }
+
+/**
+ * The edit form's CSRF token: HMAC(secret, "csrf:" + portal token). Stateless (nothing is
+ * stored, no cookie), bound to the one edit link, and revoked with it when the secret rotates.
+ */
+export function csrfTokenFor(secret: string, portalToken: string): string {
+  return sign(secret, `csrf:${portalToken}`);
+}
+
+/** Constant-time check of a posted CSRF token. */
+export function verifyCsrfToken(secret: string, portalToken: string, given: string): boolean {
+  const expected = Buffer.from(csrfTokenFor(secret, portalToken));
+  const actual = Buffer.from(given);
+  return expected.length === actual.length && crypto.timingSafeEqual(expected, actual);
+}

@@ -22,8 +22,11 @@ export interface PresentedCredentials {
   isRead: boolean;
 }
 
+/** How the caller proved itself: an API key (by where it was sent) or a signed portal link. */
+export type CallerSource = KeySource | 'signed_link';
+
 export type AuthContext =
-  | { mode: 'demo'; keyId: 0; keyName: 'demo'; teamId: 'demo'; tariff: Tariff; source: KeySource }
+  | { mode: 'demo'; keyId: 0; keyName: 'demo'; teamId: 'demo'; tariff: Tariff; source: CallerSource }
   | {
       mode: 'live';
       keyId: number;
@@ -32,8 +35,18 @@ export type AuthContext =
       teamId: string;
       team: TeamRow;
       tariff: Tariff;
-      source: KeySource;
+      source: CallerSource;
     };
+
+/** The demo token's context (dry-run): also what the demo share and portal links act as. */
+export const DEMO_AUTH: Extract<AuthContext, { mode: 'demo' }> = Object.freeze({
+  mode: 'demo',
+  keyId: 0,
+  keyName: 'demo',
+  teamId: 'demo',
+  tariff: DEFAULT_TARIFF,
+  source: 'signed_link',
+});
 
 interface CachedKey {
   key: ApiKeyRow | null;
@@ -114,6 +127,17 @@ export class AuthService {
       tariff: team.tariff,
       source: creds.source,
     };
+  }
+
+  /**
+   * The team's context for work the service does on its behalf through a signed link (the
+   * portal's pages and edits), acting as `actor` with no API key (keyId 0). Null when the team
+   * does not exist. Shares the one-second team cache with key authentication.
+   */
+  async signedLinkContext(teamId: string, actor: string): Promise<Extract<AuthContext, { mode: 'live' }> | null> {
+    const { team, tariff } = await this.lookupTeam(teamId);
+    if (!team) return null;
+    return { mode: 'live', keyId: 0, keyName: actor, keyKind: 'team', teamId, team, tariff, source: 'signed_link' };
   }
 
   private async lookupKey(secret: string): Promise<CachedKey> {

@@ -19,10 +19,12 @@ import {
   renderSharePage,
   STATIC_ASSETS,
 } from '../../../src/modules/sharing/pages/index.js';
+import { PAGE_CSP } from '../../../src/modules/sharing/web.js';
 import { sampleResponse } from './page-fixtures.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CSP = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+/** The CSP the app serves the pages with. */
+const CSP = PAGE_CSP;
 const require = createRequire(import.meta.url);
 
 describe.skipIf(!existsSync(CHROMIUM))('pages in a browser', () => {

@@ -2,7 +2,8 @@
  * The page shell every share and portal page uses: `lang="ru"`, landmarks (banner, main,
  * contentinfo), a skip link, and the static stylesheet. Share and portal URLs are capability
  * links, so every page asks not to be indexed and sends no Referer: a token in the address
- * bar must not leak to a site the page links to.
+ * bar must not leak to a site the page links to. The empty `data:` icon keeps browsers from
+ * asking the host root for /favicon.ico (allowed by the pages' CSP, `img-src 'self' data:`).
  */
 import { PAGE_ASSETS } from './assets.js';
 import { html, safeUrl, type SafeHtml } from './html.js';
@@ -39,6 +40,7 @@ export function renderPage(input: PageShellInput): string {
 <meta name="referrer" content="no-referrer">
 <meta name="color-scheme" content="light">
 <title>${input.title}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${stylesheet}">
 ${scripts}
 </head>

@@ -32,6 +32,7 @@ h2{font-size:1.125rem;margin:0 0 .75rem}
 .requisites{margin:0;display:grid;grid-template-columns:fit-content(45%) minmax(0,1fr);gap:.125rem .75rem}
 .requisites dt{color:#4a4f57}
 .requisites dd{margin:0;overflow-wrap:anywhere}
+.card li{overflow-wrap:anywhere}
 .table-scroll{overflow-x:auto;border:1px solid #d0d4da;border-radius:6px}
 table{border-collapse:collapse;width:100%;font-size:.9375rem}
 th,td{padding:.5rem .625rem;border-bottom:1px solid #e1e4e8;text-align:left;vertical-align:top}
