@@ -21,6 +21,8 @@ import type { components, paths } from './schema.js';
 
 export type InvoicingClient = Client<paths>;
 export type ErrorBody = components['schemas']['ErrorBody'];
+/** What a failed call carries: the service's ErrorBody, or `http_<status>` for a body that is not one (a proxy page). */
+export type ClientError = Omit<ErrorBody, 'error'> & { error: ErrorBody['error'] | `http_${number}` };
 export type InvoicePayload = components['schemas']['InvoicePayload'];
 export type InvoiceWriteResponse = components['schemas']['InvoiceWriteResponse'];
 export type InvoiceDetail = components['schemas']['InvoiceDetail'];
@@ -39,7 +41,7 @@ export interface ApiSuccess<T> {
 export interface ApiFailure {
   ok: false;
   status: number;
-  error: ErrorBody;
+  error: ClientError;
   /** Seconds to wait before retrying (429, and 409 idempotency_request_in_progress); null otherwise. */
   retryAfterSec: number | null;
 }
@@ -67,7 +69,7 @@ export function createInvoicingClient(options: ClientOptions): InvoicingClient {
  * The error body as `ErrorBody`. Every error the service sends has that shape; anything else (a
  * proxy's HTML page, a connection cut mid-body) is wrapped so callers handle a single type.
  */
-function toErrorBody(status: number, raw: unknown): ErrorBody {
+function toErrorBody(status: number, raw: unknown): ClientError {
   if (typeof raw === 'object' && raw !== null && (raw as { ok?: unknown }).ok === false && typeof (raw as { error?: unknown }).error === 'string') {
     return raw as ErrorBody;
   }

@@ -203,8 +203,8 @@ export interface components {
              * @enum {boolean}
              */
             ok: false;
-            /** @description Error identifier. `unauthorized` for every 401 and `rate_limited` for every 429 (the reason is in `code`); otherwise one of: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed`, `prohibited_field`, `partial_update_not_supported`, `api_key_missing`, `api_key_invalid`, `api_key_inactive`, `api_key_over_tariff_limit`, `tenant_scope_not_resolved`, `seller_org_not_allowed`, `seller_org_over_tariff_limit`, `document_not_found`, `not_found`, `method_not_allowed`, `public_id_conflict`, `public_id_mismatch`, `invalid_status_transition`, `document_locked`, `sending_restricted`, `idempotency_key_reused`, `idempotency_request_in_progress`, `revision_conflict`, `payload_too_large`, `internal_error`, `not_ready`. */
-            error: string;
+            /** @description Error identifier. `unauthorized` for every 401 and `rate_limited` for every 429 (the reason is in `code`). The list is closed: a new identifier comes with a new API version. */
+            error: "invalid_json" | "invalid_content_type" | "invalid_query" | "invalid_request" | "validation_failed" | "prohibited_field" | "partial_update_not_supported" | "tenant_scope_not_resolved" | "seller_org_not_allowed" | "seller_org_over_tariff_limit" | "document_not_found" | "not_found" | "method_not_allowed" | "public_id_conflict" | "public_id_mismatch" | "invalid_status_transition" | "document_locked" | "sending_restricted" | "idempotency_key_reused" | "idempotency_request_in_progress" | "revision_conflict" | "payload_too_large" | "rate_limited" | "internal_error" | "not_ready" | "unauthorized";
             /** @description 401: api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. 429: the scope and window that refused, e.g. ip_per_sec, key_per_min, team_per_day. */
             code?: string;
             /** @description Human-readable explanation; for field errors, every offending path. */
@@ -250,9 +250,13 @@ export interface components {
                 name: string;
                 /** @description Tax number (INN), 10 or 12 digits. A document seller must match an active organization by INN. */
                 inn: string;
+                /** @description KPP (tax registration reason code). */
                 kpp: string | null;
+                /** @description Billing e-mail. */
                 email: string | null;
+                /** @description Legal address. */
                 address: string | null;
+                /** @description EDO participant id of the organization. */
                 edo_id: string | null;
                 /** @description Inactive organizations cannot be the seller of a document. */
                 active: boolean;
@@ -265,9 +269,13 @@ export interface components {
                 id: string;
                 /** @description The organization that holds the account. */
                 organization_id: string;
+                /** @description Bank name. */
                 bank_name: string | null;
+                /** @description BIK of the bank, 9 digits. */
                 bik: string | null;
+                /** @description Settlement account, 20 digits. */
                 account: string | null;
+                /** @description Bank's correspondent account, 20 digits. */
                 corr_account: string | null;
                 /** @description The default account fills the seller requisites a document omits. */
                 is_default: boolean;
@@ -278,17 +286,22 @@ export interface components {
                 id: string;
                 /** @description Full name. */
                 name: string;
+                /** @description E-mail (Reply-To of notification e-mails). */
                 email: string | null;
+                /** @description Phone number. */
                 phone: string | null;
             }[];
             /** @description Signers of the team. */
             signers: {
                 /** @description Signer id within the team. */
                 id: string;
+                /** @description The organization the signer signs for, when bound to one. */
                 organization_id: string | null;
                 /** @description Full name. */
                 name: string;
+                /** @description Job title, e.g. Генеральный директор. */
                 position: string | null;
+                /** @description Signing role: director, accountant, … */
                 role: string | null;
             }[];
             /** @description Enumerated values with Russian labels. */
@@ -361,49 +374,41 @@ export interface components {
             currency: "RUB" | "USD" | "EUR" | "CNY" | "KZT" | "BYN";
             /** @description Default outgoing. */
             invoice_direction?: "incoming" | "outgoing";
-            /** @description A party of the document. Additional properties are kept. */
+            /** @description The seller. Omitted kpp, address and bank requisites come from the organization. Additional properties are kept. */
             seller: {
-                /** @description Name. Required for the buyer. */
+                /** @description Name; filled from the organization when omitted. */
                 name?: string;
-                /** @description INN, 10 or 12 digits. Required for the seller: it must match an active organization of the team. */
-                inn?: string;
+                /** @description INN. Required: it must match an active organization of the team (403 seller_org_not_allowed). */
+                inn: string;
                 /** @description KPP, 9 characters. */
                 kpp?: string;
-                /** @description E-mail. The buyer’s is the default notification recipient. */
+                /** @description E-mail. */
                 email?: string;
                 /** @description Address. */
                 address?: string;
-                /** @description Seller: bank name. Filled from the organization’s default account when omitted. */
+                /** @description Bank name. The bank set is filled from the organization’s default account when omitted. */
                 bank_name?: string;
-                /** @description Seller: BIK, 9 digits. */
+                /** @description BIK, 9 digits. */
                 bik?: string;
-                /** @description Seller: settlement account, 20 digits (checked against the BIK). */
+                /** @description Settlement account, 20 digits (its control key is checked against the BIK). */
                 account?: string;
-                /** @description Seller: correspondent account, 20 digits. */
+                /** @description Correspondent account, 20 digits. */
                 corr_account?: string;
             } & {
                 [key: string]: unknown;
             };
-            /** @description A party of the document. Additional properties are kept. */
+            /** @description The buyer. Additional properties are kept. */
             buyer: {
-                /** @description Name. Required for the buyer. */
-                name?: string;
-                /** @description INN, 10 or 12 digits. Required for the seller: it must match an active organization of the team. */
+                /** @description Name. Required. */
+                name: string;
+                /** @description INN, 10 or 12 digits (a wrong checksum is a warning, not a refusal). */
                 inn?: string;
                 /** @description KPP, 9 characters. */
                 kpp?: string;
-                /** @description E-mail. The buyer’s is the default notification recipient. */
+                /** @description E-mail: the default notification recipient. */
                 email?: string;
                 /** @description Address. */
                 address?: string;
-                /** @description Seller: bank name. Filled from the organization’s default account when omitted. */
-                bank_name?: string;
-                /** @description Seller: BIK, 9 digits. */
-                bik?: string;
-                /** @description Seller: settlement account, 20 digits (checked against the BIK). */
-                account?: string;
-                /** @description Seller: correspondent account, 20 digits. */
-                corr_account?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -417,7 +422,7 @@ export interface components {
                 unit?: string;
                 /** @description Price per unit, ≥ 0, up to 4 decimals. Required. */
                 price: number;
-                /** @description VAT rate 0–100 (22, 10, 7, 5, 0 are the Russian rates; others give a warning). Absent or null: без НДС. */
+                /** @description VAT rate 0–100 (22, 20, 10, 7, 5, 0 are the Russian rates; others give a warning). Absent or null: без НДС. */
                 vat_pct?: number | null;
             } & {
                 [key: string]: unknown;
@@ -485,11 +490,11 @@ export interface components {
             invoice_url: string;
             /** @description Portal view page. */
             portal_view_url: string;
-            /** @description Portal document view page. */
+            /** @description Portal print view of the document (signed token, view mode). */
             portal_document_view_url?: string;
             /** @description Portal edit page. */
             portal_edit_url: string;
-            /** @description Portal document edit page. */
+            /** @description Portal editor of the document body (signed token, edit mode). */
             portal_document_edit_url?: string;
             /** @description Public share links, each carrying its own random token of 128 bits or more. */
             share_links: {
@@ -692,11 +697,11 @@ export interface components {
                     document_url: string;
                     /** @description Portal view page (signed token, view mode). */
                     portal_view_url: string;
-                    /** @description Portal document view (signed token, view mode). */
+                    /** @description Portal print view of the document (signed token, view mode): the printable form inside the portal, where `portal_view_url` is the staff page with metadata and actions. */
                     portal_document_view_url: string;
                     /** @description Portal edit page (signed token, edit mode). */
                     portal_edit_url: string;
-                    /** @description Portal document edit page (signed token, edit mode). */
+                    /** @description Portal editor of the document body (signed token, edit mode); `portal_edit_url` opens the same editor from the staff page. */
                     portal_document_edit_url: string;
                     /** @description PNG of the payment QR code. */
                     qr_url?: string;
@@ -743,31 +748,54 @@ export interface components {
                 document_kind: string;
                 /** @description True when `notify_recipients` or `send_notifications` was true. */
                 requested: boolean;
-                /** @description E-mails planned. */
+                /** @description The document revision these e-mails were sent for. */
+                revision?: number;
+                /** @description E-mails planned: one per recipient, malformed addresses included. */
                 planned_count: number;
                 /** @description E-mails delivered. */
                 sent_count: number;
-                /** @description E-mails not delivered (failed or blocked). */
+                /** @description E-mails not delivered (failed, blocked or waiting for a retry). */
                 failed_count: number;
                 /** @description Addresses delivered to. */
                 sent_to: string[];
                 /** @description Addresses not delivered to, with the reason. */
                 failed: ({
-                    /** @description Address that failed. */
+                    /** @description Address that was not delivered to. */
                     email: string;
-                    /** @description Reason: `invalid_address`, the SMTP reply, or the gate that blocked it. */
+                    /** @description Reason: `invalid_address`; the gate that blocked it (`demo_mode`, `tariff_external_share_disabled`, `emails_per_day_exceeded`); or the SMTP server’s reply / the transport error of the last attempt. */
                     error: string;
+                    /** @description Machine-readable reason: `invalid_address`, `blocked`, `smtp_rejected`, `smtp_timeout`, `smtp_connection`, `smtp_tls`, `smtp_auth`, `smtp_error`, `file_error`, `in_progress`. */
+                    code?: string;
+                    /** @description `retrying` (queued for another attempt), `sending` (an attempt is under way), `failed` (final: no more attempts) or `blocked` (stopped by a gate, never sent). */
+                    state?: string;
+                    /** @description Delivery attempts made so far. */
+                    attempts?: number;
+                    /** @description When `retrying`: the time of the next attempt (UTC). */
+                    next_attempt_at?: string;
                 } & {
                     [key: string]: unknown;
                 })[];
                 /** @description True when the service stopped the e-mails (tariff, demo mode). */
                 blocked_by_service_gate: boolean;
-                /** @description Which gate stopped them; empty when none. */
+                /** @description Which gate stopped them: `demo_mode`, `tariff_external_share_disabled`, `emails_per_day_exceeded`; empty when none. */
                 block_reason: string;
                 /** @description How mail was handled: transport, duration, retry queue. */
                 mail_runtime: {
+                    /** @description `smtp` (SMTP_URL), `eml_file` (no SMTP_URL: written to the outbox directory, counts as sent) or `none`. */
+                    transport: string;
+                    /** @description Time spent on the delivery attempt this outcome reports. */
+                    duration_ms: number;
+                    /** @description E-mails of this outcome waiting in the retry queue. */
+                    retry_queue: number;
+                    /** @description Upper bound of one delivery attempt. */
+                    attempt_timeout_ms?: number;
+                    /** @description Attempts made before a delivery is given up. */
+                    max_attempts?: number;
+                } & {
                     [key: string]: unknown;
                 };
+                /** @description When this outcome was last updated (UTC); retries update it. */
+                updated_at?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -905,11 +933,11 @@ export interface components {
             invoice_url: string;
             /** @description Portal view page. */
             portal_view_url: string;
-            /** @description Portal document view page. */
+            /** @description Portal print view of the document (signed token, view mode). */
             portal_document_view_url?: string;
             /** @description Portal edit page. */
             portal_edit_url: string;
-            /** @description Portal document edit page. */
+            /** @description Portal editor of the document body (signed token, edit mode). */
             portal_document_edit_url?: string;
             /** @description Public share links, each carrying its own random token of 128 bits or more. */
             share_links: {
@@ -1112,11 +1140,11 @@ export interface components {
                     document_url: string;
                     /** @description Portal view page (signed token, view mode). */
                     portal_view_url: string;
-                    /** @description Portal document view (signed token, view mode). */
+                    /** @description Portal print view of the document (signed token, view mode): the printable form inside the portal, where `portal_view_url` is the staff page with metadata and actions. */
                     portal_document_view_url: string;
                     /** @description Portal edit page (signed token, edit mode). */
                     portal_edit_url: string;
-                    /** @description Portal document edit page (signed token, edit mode). */
+                    /** @description Portal editor of the document body (signed token, edit mode); `portal_edit_url` opens the same editor from the staff page. */
                     portal_document_edit_url: string;
                     /** @description PNG of the payment QR code. */
                     qr_url?: string;
@@ -1163,31 +1191,54 @@ export interface components {
                 document_kind: string;
                 /** @description True when `notify_recipients` or `send_notifications` was true. */
                 requested: boolean;
-                /** @description E-mails planned. */
+                /** @description The document revision these e-mails were sent for. */
+                revision?: number;
+                /** @description E-mails planned: one per recipient, malformed addresses included. */
                 planned_count: number;
                 /** @description E-mails delivered. */
                 sent_count: number;
-                /** @description E-mails not delivered (failed or blocked). */
+                /** @description E-mails not delivered (failed, blocked or waiting for a retry). */
                 failed_count: number;
                 /** @description Addresses delivered to. */
                 sent_to: string[];
                 /** @description Addresses not delivered to, with the reason. */
                 failed: ({
-                    /** @description Address that failed. */
+                    /** @description Address that was not delivered to. */
                     email: string;
-                    /** @description Reason: `invalid_address`, the SMTP reply, or the gate that blocked it. */
+                    /** @description Reason: `invalid_address`; the gate that blocked it (`demo_mode`, `tariff_external_share_disabled`, `emails_per_day_exceeded`); or the SMTP server’s reply / the transport error of the last attempt. */
                     error: string;
+                    /** @description Machine-readable reason: `invalid_address`, `blocked`, `smtp_rejected`, `smtp_timeout`, `smtp_connection`, `smtp_tls`, `smtp_auth`, `smtp_error`, `file_error`, `in_progress`. */
+                    code?: string;
+                    /** @description `retrying` (queued for another attempt), `sending` (an attempt is under way), `failed` (final: no more attempts) or `blocked` (stopped by a gate, never sent). */
+                    state?: string;
+                    /** @description Delivery attempts made so far. */
+                    attempts?: number;
+                    /** @description When `retrying`: the time of the next attempt (UTC). */
+                    next_attempt_at?: string;
                 } & {
                     [key: string]: unknown;
                 })[];
                 /** @description True when the service stopped the e-mails (tariff, demo mode). */
                 blocked_by_service_gate: boolean;
-                /** @description Which gate stopped them; empty when none. */
+                /** @description Which gate stopped them: `demo_mode`, `tariff_external_share_disabled`, `emails_per_day_exceeded`; empty when none. */
                 block_reason: string;
                 /** @description How mail was handled: transport, duration, retry queue. */
                 mail_runtime: {
+                    /** @description `smtp` (SMTP_URL), `eml_file` (no SMTP_URL: written to the outbox directory, counts as sent) or `none`. */
+                    transport: string;
+                    /** @description Time spent on the delivery attempt this outcome reports. */
+                    duration_ms: number;
+                    /** @description E-mails of this outcome waiting in the retry queue. */
+                    retry_queue: number;
+                    /** @description Upper bound of one delivery attempt. */
+                    attempt_timeout_ms?: number;
+                    /** @description Attempts made before a delivery is given up. */
+                    max_attempts?: number;
+                } & {
                     [key: string]: unknown;
                 };
+                /** @description When this outcome was last updated (UTC); retries update it. */
+                updated_at?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -1633,6 +1684,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Internal error: only `internal_error` and `request_id`; the detail is in the service log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listInvoices: {
@@ -1702,16 +1762,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Internal error: only `internal_error` and `request_id`; the detail is in the service log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     createInvoice: {
         parameters: {
             query?: never;
             header?: {
-                /** @description POST only. Same key and body within 24 h replays the first response; same key, other body: 409 idempotency_key_reused. */
+                /** @description Same key and body within 24 h replays the first response; same key, other body: 409 idempotency_key_reused. */
                 "idempotency-key"?: string;
-                /** @description PUT only. The ETag of the revision you edited; a different current revision is 409 revision_conflict. */
-                "if-match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1820,6 +1887,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Internal error: only `internal_error` and `request_id`; the detail is in the service log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     getInvoice: {
@@ -1879,15 +1955,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Internal error: only `internal_error` and `request_id`; the detail is in the service log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     updateInvoice: {
         parameters: {
             query?: never;
             header?: {
-                /** @description POST only. Same key and body within 24 h replays the first response; same key, other body: 409 idempotency_key_reused. */
-                "idempotency-key"?: string;
-                /** @description PUT only. The ETag of the revision you edited; a different current revision is 409 revision_conflict. */
+                /** @description The ETag of the revision you edited (`*` for any); a different current revision is 409 revision_conflict. */
                 "if-match"?: string;
             };
             path: {
@@ -1998,6 +2081,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Internal error: only `internal_error` and `request_id`; the detail is in the service log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listInvoiceRevisions: {
@@ -2050,6 +2142,15 @@ export interface operations {
             };
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error: only `internal_error` and `request_id`; the detail is in the service log. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

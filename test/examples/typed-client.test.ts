@@ -91,7 +91,7 @@ describe('examples/typed-client against the running service', () => {
   });
 
   it('returns the error body, narrowed on error.error, for each kind of refusal', async () => {
-    const invalid = await createInvoice(acme, { ...sampleInvoice('TC-E1', '2026-02-30'), buyer: {} });
+    const invalid = await createInvoice(acme, { ...sampleInvoice('TC-E1', '2026-02-30'), buyer: {} as { name: string } });
     expect(invalid.ok).toBe(false);
     if (invalid.ok) return;
     expect(invalid.status).toBe(400);
