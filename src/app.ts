@@ -22,7 +22,7 @@ import { catalogRoutes, CatalogService } from './modules/catalog/index.js';
 import { invoiceRoutes, InvoiceService } from './modules/invoices/index.js';
 import { createNotifications, type Notifier } from './modules/notifications/index.js';
 import { basePath } from './modules/sharing/index.js';
-import { SharingService, sharingRoutes } from './modules/sharing/web.js';
+import { pdfAttachments, SharingService, sharingRoutes } from './modules/sharing/web.js';
 import { AuthService } from './modules/teams/index.js';
 import { ErrorBody } from './shared/schemas.js';
 import { systemClock, type Clock } from './shared/clock.js';
@@ -125,6 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Share and portal pages: outside the API's key check; their tokens are the credential.
   const sharing = new SharingService({ db: database.db, clock, bases, invoices, auth, demoPublicId: config.demoPublicId });
   await app.register(sharingRoutes, { service: sharing });
+  notifier.service.useAttachments(pdfAttachments(sharing));
   methodGuard.addRefusals();
   return app;
 }

@@ -7,7 +7,10 @@ import type { Config } from './config/config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { loggerOptions } from './http/logging.js';
+import { InvoiceService } from './modules/invoices/index.js';
 import { createNotifications } from './modules/notifications/index.js';
+import { pdfAttachments, SharingService } from './modules/sharing/web.js';
+import { AuthService } from './modules/teams/index.js';
 import { resolveServiceSecret } from './runtime.js';
 import { systemClock } from './shared/clock.js';
 
@@ -23,6 +26,12 @@ export async function runWorker(config: Config): Promise<void> {
     config,
     logger: logger.child({ component: 'notifications' }),
   });
+  // Retried e-mails carry the PDF too: the same documents and pages services as an API node.
+  const bases = { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret };
+  const invoices = new InvoiceService({ db: database.db, clock: systemClock, bases, demoPublicId: config.demoPublicId, notifications: notifier.service });
+  const auth = new AuthService(database.db, config.demoToken);
+  const sharing = new SharingService({ db: database.db, clock: systemClock, bases, invoices, auth, demoPublicId: config.demoPublicId });
+  notifier.service.useAttachments(pdfAttachments(sharing));
   notifier.worker.start();
   logger.info('worker started');
 

@@ -107,6 +107,16 @@ export class NotificationService {
     this.host = messageIdHost(deps.mailFrom);
   }
 
+  private attachmentProvider: AttachmentProvider | undefined;
+
+  /**
+   * Sets the attachment source after construction: the PDF comes from the pages module, which
+   * is built on top of the documents service that in turn needs this one.
+   */
+  useAttachments(provider: AttachmentProvider): void {
+    this.attachmentProvider = provider;
+  }
+
   get dialect(): 'sqlite' | 'postgres' {
     return this.deps.database.dialect;
   }
@@ -276,9 +286,10 @@ export class NotificationService {
   private async messageFor(row: OutboxRow) {
     const payload = JSON.parse(row.payload) as EmailPayload;
     let attachments: EmailAttachment[] = [];
-    if (this.deps.attachments) {
+    const provider = this.attachmentProvider ?? this.deps.attachments;
+    if (provider) {
       try {
-        attachments = await this.deps.attachments({ teamId: row.team_id, publicId: row.public_id, revision: row.revision, recipient: row.recipient });
+        attachments = await provider({ teamId: row.team_id, publicId: row.public_id, revision: row.revision, recipient: row.recipient });
       } catch (err) {
         throw new MailSendError(`could not prepare the attachments: ${(err as Error).message}`, 'smtp_error', false);
       }

@@ -306,6 +306,19 @@ export class SharingService {
     return { token, mode: claims.mode, auth: null, publicId: this.demoPublicId(), response: sample.body, etag: sample.etag, model: toPrintModel(sample.body) };
   }
 
+  /**
+   * The PDF of one revision, attached to that revision's e-mails. Null when the document has
+   * moved on to a newer revision (the recipient's link shows the current one) or is gone.
+   */
+  async revisionPdf(teamId: string, publicId: string, revision: number): Promise<BinaryFile | null> {
+    const auth = await this.deps.auth.signedLinkContext(teamId, 'mail');
+    if (!auth) return null;
+    const stored = await this.read(auth, publicId, { host: '', requestId: `mail:${publicId}:${revision}` }).catch(notFoundAsNull);
+    if (!stored || stored.body.metadata.revision !== revision) return null;
+    const model = toPrintModel(stored.body);
+    return { body: await renderInvoicePdf(model), filename: pdfFilenames(model) };
+  }
+
   // --- helpers ------------------------------------------------------------------------------
 
   private async read(auth: AuthContext, publicId: string, info: RequestInfo): Promise<{ body: InvoiceDetail; etag: string }> {

@@ -26,6 +26,16 @@ describe('notifications through the API with a working SMTP server', () => {
     server.behaviour = {};
   });
 
+  it('attaches the invoice PDF of that revision, as the share page renders it', async () => {
+    const res = await post(t, { invoice: doc('PDF-1', { api_recipients: [{ email: 'pdf@buyer.example' }] }), notify_recipients: true });
+    expect(res.statusCode).toBe(200);
+    const raw = server.received.find((m) => m.envelopeTo.includes('pdf@buyer.example'))?.raw ?? '';
+    expect(raw).toMatch(/Content-Type: application\/pdf/i);
+    const part = raw.split(/Content-Type: application\/pdf/i)[1] ?? '';
+    const base64 = (part.split(/\r?\n\r?\n/)[1] ?? '').split(/\r?\n--/)[0]!.replace(/\s+/g, '');
+    expect(Buffer.from(base64, 'base64').subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  });
+
   it('sends each API recipient its own link and reports 200 with the outcome (notify_recipients)', async () => {
     const res = await post(t, {
       invoice: doc('A&B-<7>', {
