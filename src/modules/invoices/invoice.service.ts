@@ -6,11 +6,10 @@ import type { Transaction } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Database, InvoiceRow, ShareLinkRow } from '../../db/types.js';
-import { normalizeSearchText } from '../../db/text-search.js';
 import { ApiError } from '../../shared/errors.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
 import { randomToken } from '../../shared/tokens.js';
-import { emptyOutcome, type DeliveryReport, type NotificationService, type PendingNotifications } from '../notifications/index.js';
+import { type DeliveryReport, type NotificationService, type PendingNotifications } from '../notifications/index.js';
 import type { LinkBases } from '../sharing/index.js';
 import type { AuthContext } from '../teams/index.js';
 import { parseWriteEnvelope, type WriteEnvelope } from './envelope.js';
@@ -18,25 +17,29 @@ import { IdempotencyStore, requestHash } from './idempotency.js';
 import type { InvoiceList, InvoiceRevisionList, ListQuery } from './invoice-requests.schemas.js';
 import { buildListItem, buildRevisionList, DemoDocuments } from './invoice-read.js';
 import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
-import { buildInvoiceResponse, etagOf, serviceRestriction, totalsOf, type ViewContext } from './invoice.view.js';
+import { buildInvoiceResponse, etagOf, type ViewContext } from './invoice.view.js';
 import * as repo from './invoice.repository.js';
-import { resolveSeller, type ResolvedSeller } from './seller.js';
+import { resolveSeller } from './seller.js';
 import { canMoveSellerStatus, isLocked, type SellerStatus } from './statuses.js';
 import { syncShareLinks, newShareLinks } from './share-links.js';
-import { requisiteWarnings, toApiError, validateInvoice, type NormalizedInvoice, type ValidationIssue } from './validation.js';
+import { requisiteWarnings, toApiError, validateInvoice, type NormalizedInvoice } from './validation.js';
+import {
+  API_EDITOR,
+  conflict,
+  documentRowValues,
+  editedBy,
+  etagMatches,
+  itemRows,
+  notFound,
+  sameDocument,
+  storedNotifications,
+  type Editor,
+  type PreparedWrite,
+  type RequestInfo,
+  type WriteValues,
+} from './invoice-write.js';
 
-export interface RequestInfo {
-  host: string;
-  requestId: string;
-}
-
-/**
- * Who makes a write. The API (the default) records the key; the portal's edit page records
- * `editor_mode: portal` and its login, and leaves the columns that describe the last API write
- * (api_key_id, api_key_name, api_request_host, api_updated_at) and `source_type` as they were.
- */
-export type Editor = { mode: 'api' } | { mode: 'portal'; login: string };
-const API_EDITOR: Editor = { mode: 'api' };
+export type { Editor, RequestInfo, WriteValues };
 
 export interface WriteOutcome {
   status: 200 | 207;
@@ -53,32 +56,7 @@ export interface InvoiceServiceDeps {
   notifications: NotificationService;
 }
 
-/** A validated, seller-resolved document ready to store. */
-interface PreparedWrite {
-  envelope: WriteEnvelope;
-  invoice: NormalizedInvoice;
-  resolved: ResolvedSeller;
-  warnings: ValidationIssue[];
-}
-
 const MAX_UPDATE_ATTEMPTS = 5;
-
-/** The columns a write sets from the document; the rest belong to the document's life. */
-export type WriteValues = Omit<
-  InvoiceRow,
-  | 'team_id'
-  | 'public_id'
-  | 'revision'
-  | 'package_public_id'
-  | 'created_at'
-  | 'buyer_status'
-  | 'created_by_login'
-  | 'api_created_at'
-  | 'api_updated_at'
-  | 'notifications'
-  | 'viewed_at'
-  | 'payment_reported_at'
->;
 
 export class InvoiceService {
   private readonly idempotency: IdempotencyStore;
@@ -211,58 +189,6 @@ export class InvoiceService {
     return { envelope, invoice: filled, resolved, warnings };
   }
 
-  private rowFor(
-    auth: Extract<AuthContext, { mode: 'live' }> | Extract<AuthContext, { mode: 'demo' }>,
-    prepared: PreparedWrite,
-    publicId: string,
-    now: string,
-    sellerStatus: SellerStatus,
-    info: RequestInfo,
-  ): WriteValues {
-    const { invoice, resolved, warnings } = prepared;
-    const totals = totalsOf(invoice);
-    const restriction = serviceRestriction(auth.tariff);
-    const stored = { ...invoice, public_id: publicId, seller_status: sellerStatus };
-    return {
-      number: invoice.number,
-      date: invoice.date,
-      currency: invoice.currency,
-      direction: invoice.invoice_direction,
-      seller_org_id: resolved.organization.id,
-      seller_inn: resolved.seller.inn,
-      seller_name: String(resolved.seller.name ?? resolved.organization.name),
-      buyer_inn: typeof invoice.buyer.inn === 'string' && invoice.buyer.inn !== '' ? invoice.buyer.inn : null,
-      buyer_name: invoice.buyer.name,
-      search_text: normalizeSearchText(
-        invoice.number,
-        String(resolved.seller.name ?? ''),
-        resolved.seller.inn,
-        invoice.buyer.name,
-        typeof invoice.buyer.inn === 'string' ? invoice.buyer.inn : null,
-      ),
-      seller_status: sellerStatus,
-      service_status: restriction ? 'restricted' : 'active',
-      service_status_reason: restriction,
-      editor_mode: 'api',
-      source_type: 'api',
-      subtotal: totals.subtotal,
-      vat_total: totals.vat_total,
-      total: totals.total,
-      public_share_enabled: invoice.public_share_enabled ? 1 : 0,
-      information_system: invoice.information_system ?? null,
-      seller_edo_id: resolved.organization.edo_id,
-      buyer_edo_id: invoice.buyer_edo_id ?? null,
-      document: JSON.stringify(stored),
-      validation: JSON.stringify({ valid: true, errors: [], warnings }),
-      last_modified_at: now,
-      // Without actor_login the key's name stands for the actor (as the metadata description says).
-      last_modified_by_login: prepared.envelope.actorLogin ?? auth.keyName,
-      api_key_id: auth.keyId,
-      api_key_name: auth.keyName,
-      api_request_host: info.host,
-    };
-  }
-
   private async createLive(
     auth: Extract<AuthContext, { mode: 'live' }>,
     envelope: WriteEnvelope,
@@ -275,7 +201,7 @@ export class InvoiceService {
     if (invoice.public_id && (await repo.publicIdTaken(this.deps.db, publicId))) throw conflict(publicId);
     const now = isoNow(this.deps.clock);
     const row: InvoiceRow = {
-      ...this.rowFor(auth, prepared, publicId, now, invoice.seller_status ?? 'issued', info),
+      ...documentRowValues(auth, prepared, publicId, now, invoice.seller_status ?? 'issued', info),
       team_id: auth.teamId,
       public_id: publicId,
       revision: 1,
@@ -360,7 +286,7 @@ export class InvoiceService {
     const from = current.seller_status as SellerStatus;
     const to = prepared.invoice.seller_status ?? from;
     const now = isoNow(this.deps.clock);
-    const values = editedBy(this.rowFor(auth, prepared, publicId, now, to, info), editor, current);
+    const values = editedBy(documentRowValues(auth, prepared, publicId, now, to, info), editor, current);
     const apiUpdatedAt = editor.mode === 'api' ? now : current.api_updated_at;
     if (isLocked(from)) {
       if (to !== from || !sameDocument(values.document, current.document)) {
@@ -427,7 +353,7 @@ export class InvoiceService {
     const prepared = await this.prepare(auth, envelope, invoice);
     const now = isoNow(this.deps.clock);
     const publicId = pathId ?? invoice.public_id ?? randomToken(16);
-    const base = this.rowFor(auth, prepared, publicId, now, invoice.seller_status ?? 'issued', info);
+    const base = documentRowValues(auth, prepared, publicId, now, invoice.seller_status ?? 'issued', info);
     const { row, links } = this.demo.dryRunRow(base, publicId, now, invoice.api_recipients);
     // Demo mode sends nothing: every planned e-mail is reported blocked (207).
     const report = envelope.notify
@@ -469,70 +395,4 @@ export class InvoiceService {
 
 /** Work done inside the document's transaction (the idempotency record). */
 export type OnCommit = (trx: Transaction<Database>, outcome: WriteOutcome) => Promise<void>;
-
-function itemRows(teamId: string, publicId: string, invoice: NormalizedInvoice) {
-  const totals = totalsOf(invoice);
-  return invoice.items.map((item, i) => {
-    const line = totals.lines[i];
-    if (!line) throw new Error('totals and items disagree');
-    return {
-      team_id: teamId,
-      public_id: publicId,
-      line_no: i + 1,
-      name: item.name,
-      qty: String(item.qty),
-      unit: item.unit,
-      price: String(item.price),
-      vat_pct: item.vat_pct === null ? null : String(item.vat_pct),
-      amount: line.amount,
-      net: line.net,
-      vat: line.vat,
-      gross: line.gross,
-    };
-  });
-}
-
-/** The row values as `editor` writes them (see Editor). */
-function editedBy(values: WriteValues, editor: Editor, current: InvoiceRow): WriteValues {
-  if (editor.mode === 'api') return values;
-  return {
-    ...values,
-    editor_mode: 'portal',
-    source_type: current.source_type,
-    last_modified_by_login: editor.login,
-    api_key_id: current.api_key_id,
-    api_key_name: current.api_key_name,
-    api_request_host: current.api_request_host,
-  };
-}
-
-function storedNotifications(row: InvoiceRow): InvoiceWriteResponse['notifications'] {
-  return row.notifications ? (JSON.parse(row.notifications) as InvoiceWriteResponse['notifications']) : emptyOutcome(row.public_id, false);
-}
-
-/** Stored documents compared by content: key order is not a change. */
-function sameDocument(a: string, b: string): boolean {
-  return requestHash(JSON.parse(a)) === requestHash(JSON.parse(b));
-}
-
-function etagMatches(ifMatch: string, row: InvoiceRow): boolean {
-  const current = etagOf(row.public_id, row.revision);
-  return ifMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === current);
-}
-
-function notFound(publicId: string): ApiError {
-  return new ApiError('document_not_found', {
-    details: `no document ${publicId} in this team`,
-    document_public_id: publicId,
-    document_kind: 'invoice',
-  });
-}
-
-function conflict(publicId: string): ApiError {
-  return new ApiError('public_id_conflict', {
-    details: `public_id "${publicId}" is already taken`,
-    document_public_id: publicId,
-    document_kind: 'invoice',
-  });
-}
 

@@ -77,16 +77,6 @@ export async function markPaymentReported(db: Executor, teamId: string, publicId
   return Number(result.numUpdatedRows) > 0;
 }
 
-export async function listDocumentLinks(db: Executor, teamId: string, publicId: string): Promise<ShareLinkRow[]> {
-  return db
-    .selectFrom('share_links')
-    .selectAll()
-    .where('team_id', '=', teamId)
-    .where('public_id', '=', publicId)
-    .orderBy('sort_order')
-    .execute();
-}
-
 /** Gives one link a new token; the old token then finds nothing. */
 export async function replaceLinkToken(db: Executor, link: Pick<ShareLinkRow, 'team_id' | 'public_id' | 'token'>, token: string): Promise<void> {
   await db

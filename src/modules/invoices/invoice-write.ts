@@ -1,0 +1,175 @@
+/**
+ * What a document write stores: the invoice row's columns, the item rows, and the small rules
+ * shared by create, update and demo dry-runs. Pure: no database, no clock.
+ */
+
+import type { InvoiceRow } from '../../db/types.js';
+import { normalizeSearchText } from '../../db/text-search.js';
+import { ApiError } from '../../shared/errors.js';
+import { emptyOutcome } from '../notifications/index.js';
+import type { AuthContext } from '../teams/index.js';
+import type { WriteEnvelope } from './envelope.js';
+import type { InvoiceWriteResponse } from './invoice.schemas.js';
+import { requestHash } from './idempotency.js';
+import { etagOf, serviceRestriction, totalsOf } from './invoice.view.js';
+import type { ResolvedSeller } from './seller.js';
+import type { SellerStatus } from './statuses.js';
+import type { NormalizedInvoice, ValidationIssue } from './validation.js';
+
+export interface RequestInfo {
+  host: string;
+  requestId: string;
+}
+
+/**
+ * Who makes a write. The API (the default) records the key; the portal's edit page records
+ * `editor_mode: portal` and its login, and leaves the columns that describe the last API write
+ * (api_key_id, api_key_name, api_request_host, api_updated_at) and `source_type` as they were.
+ */
+export type Editor = { mode: 'api' } | { mode: 'portal'; login: string };
+export const API_EDITOR: Editor = { mode: 'api' };
+
+/** A validated, seller-resolved document ready to store. */
+export interface PreparedWrite {
+  envelope: WriteEnvelope;
+  invoice: NormalizedInvoice;
+  resolved: ResolvedSeller;
+  warnings: ValidationIssue[];
+}
+
+/** The columns a write sets from the document; the rest belong to the document's life. */
+export type WriteValues = Omit<
+  InvoiceRow,
+  | 'team_id'
+  | 'public_id'
+  | 'revision'
+  | 'package_public_id'
+  | 'created_at'
+  | 'buyer_status'
+  | 'created_by_login'
+  | 'api_created_at'
+  | 'api_updated_at'
+  | 'notifications'
+  | 'viewed_at'
+  | 'payment_reported_at'
+>;
+
+/** The columns a write sets, from the validated document, for the caller and request. */
+export function documentRowValues(
+  auth: Extract<AuthContext, { mode: 'live' }> | Extract<AuthContext, { mode: 'demo' }>,
+  prepared: PreparedWrite,
+  publicId: string,
+  now: string,
+  sellerStatus: SellerStatus,
+  info: RequestInfo,
+): WriteValues {
+  const { invoice, resolved, warnings } = prepared;
+  const totals = totalsOf(invoice);
+  const restriction = serviceRestriction(auth.tariff);
+  const stored = { ...invoice, public_id: publicId, seller_status: sellerStatus };
+  return {
+    number: invoice.number,
+    date: invoice.date,
+    currency: invoice.currency,
+    direction: invoice.invoice_direction,
+    seller_org_id: resolved.organization.id,
+    seller_inn: resolved.seller.inn,
+    seller_name: String(resolved.seller.name ?? resolved.organization.name),
+    buyer_inn: typeof invoice.buyer.inn === 'string' && invoice.buyer.inn !== '' ? invoice.buyer.inn : null,
+    buyer_name: invoice.buyer.name,
+    search_text: normalizeSearchText(
+      invoice.number,
+      String(resolved.seller.name ?? ''),
+      resolved.seller.inn,
+      invoice.buyer.name,
+      typeof invoice.buyer.inn === 'string' ? invoice.buyer.inn : null,
+    ),
+    seller_status: sellerStatus,
+    service_status: restriction ? 'restricted' : 'active',
+    service_status_reason: restriction,
+    editor_mode: 'api',
+    source_type: 'api',
+    subtotal: totals.subtotal,
+    vat_total: totals.vat_total,
+    total: totals.total,
+    public_share_enabled: invoice.public_share_enabled ? 1 : 0,
+    information_system: invoice.information_system ?? null,
+    seller_edo_id: resolved.organization.edo_id,
+    buyer_edo_id: invoice.buyer_edo_id ?? null,
+    document: JSON.stringify(stored),
+    validation: JSON.stringify({ valid: true, errors: [], warnings }),
+    last_modified_at: now,
+    // Without actor_login the key's name stands for the actor (as the metadata description says).
+    last_modified_by_login: prepared.envelope.actorLogin ?? auth.keyName,
+    api_key_id: auth.keyId,
+    api_key_name: auth.keyName,
+    api_request_host: info.host,
+  };
+}
+
+export function itemRows(teamId: string, publicId: string, invoice: NormalizedInvoice) {
+  const totals = totalsOf(invoice);
+  return invoice.items.map((item, i) => {
+    const line = totals.lines[i];
+    if (!line) throw new Error('totals and items disagree');
+    return {
+      team_id: teamId,
+      public_id: publicId,
+      line_no: i + 1,
+      name: item.name,
+      qty: String(item.qty),
+      unit: item.unit,
+      price: String(item.price),
+      vat_pct: item.vat_pct === null ? null : String(item.vat_pct),
+      amount: line.amount,
+      net: line.net,
+      vat: line.vat,
+      gross: line.gross,
+    };
+  });
+}
+
+/** The row values as `editor` writes them (see Editor). */
+export function editedBy(values: WriteValues, editor: Editor, current: InvoiceRow): WriteValues {
+  if (editor.mode === 'api') return values;
+  return {
+    ...values,
+    editor_mode: 'portal',
+    source_type: current.source_type,
+    last_modified_by_login: editor.login,
+    api_key_id: current.api_key_id,
+    api_key_name: current.api_key_name,
+    api_request_host: current.api_request_host,
+  };
+}
+
+export function storedNotifications(row: InvoiceRow): InvoiceWriteResponse['notifications'] {
+  return row.notifications ? (JSON.parse(row.notifications) as InvoiceWriteResponse['notifications']) : emptyOutcome(row.public_id, false);
+}
+
+/** Stored documents compared by content: key order is not a change. */
+export function sameDocument(a: string, b: string): boolean {
+  return requestHash(JSON.parse(a)) === requestHash(JSON.parse(b));
+}
+
+export function etagMatches(ifMatch: string, row: InvoiceRow): boolean {
+  const current = etagOf(row.public_id, row.revision);
+  return ifMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === current);
+}
+
+export function notFound(publicId: string): ApiError {
+  return new ApiError('document_not_found', {
+    details: `no document ${publicId} in this team`,
+    document_public_id: publicId,
+    document_kind: 'invoice',
+  });
+}
+
+export function conflict(publicId: string): ApiError {
+  return new ApiError('public_id_conflict', {
+    details: `public_id "${publicId}" is already taken`,
+    document_public_id: publicId,
+    document_kind: 'invoice',
+  });
+}
+
