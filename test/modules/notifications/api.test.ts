@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
-import { appEnv, countRows, doc, FAST_NOTIFICATIONS, get, mailTo, post, put, recipients, sleep } from './api-helpers.js';
+import { appEnv, BOUNDED_POLICY, countRows, doc, FAST_NOTIFICATIONS, get, mailTo, post, put, recipients, sleep } from './api-helpers.js';
 import { freePort, startBrokenServer, startSmtpServer, waitFor, type TestSmtpServer } from './smtp-helpers.js';
 
 describe('notifications through the API with a working SMTP server', () => {
@@ -267,7 +267,7 @@ describe('notifications through the API when the SMTP server is down', () => {
   beforeAll(async () => {
     port = await freePort();
     // The default SMTP timeouts (5 s and more): the request's own bound (1.5 s) is what stops it.
-    t = await buildTestApp({ env: appEnv(`smtp://127.0.0.1:${port}`), notifications: { policy: FAST_NOTIFICATIONS.policy } });
+    t = await buildTestApp({ env: appEnv(`smtp://127.0.0.1:${port}`), notifications: { policy: BOUNDED_POLICY } });
   });
   afterAll(async () => {
     await t?.close();
