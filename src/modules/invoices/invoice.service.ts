@@ -22,7 +22,13 @@ import * as repo from './invoice.repository.js';
 import { resolveSeller } from './seller.js';
 import { canMoveSellerStatus, isLocked, type SellerStatus } from './statuses.js';
 import { syncShareLinks, newShareLinks } from './share-links.js';
-import { requisiteWarnings, toApiError, validateInvoice, type NormalizedInvoice } from './validation.js';
+import { requisiteWarnings, toApiError, validateInvoice, type NormalizedInvoice, type ValidationIssue } from './validation.js';
+
+/** A document that passed validation, with its warnings. */
+interface Validated {
+  invoice: NormalizedInvoice;
+  warnings: ValidationIssue[];
+}
 import {
   API_EDITOR,
   conflict,
@@ -89,7 +95,8 @@ export class InvoiceService {
       if (publicId !== this.deps.demoPublicId) throw this.demo.notFound(publicId);
       return this.demoWrite(auth, envelope, publicId, info);
     }
-    const invoice = this.validate(envelope);
+    const validated = this.validate(envelope);
+    const { invoice } = validated;
     if (invoice.public_id !== undefined && invoice.public_id !== publicId) {
       throw new ApiError('public_id_mismatch', {
         details: `invoice.public_id "${invoice.public_id}" differs from the path "${publicId}"`,
@@ -107,7 +114,7 @@ export class InvoiceService {
           document_kind: 'invoice',
         });
       }
-      const prepared = await this.prepare(auth, envelope, invoice);
+      const prepared = await this.prepare(auth, envelope, validated);
       const outcome = await this.updateLive(auth, current, prepared, info, editor);
       if (outcome) return outcome;
       // Another update won the race: with If-Match that is a conflict, without it try again.
@@ -165,13 +172,14 @@ export class InvoiceService {
 
   // ---------------------------------------------------------------------------------------
 
-  private validate(envelope: WriteEnvelope): NormalizedInvoice {
+  private validate(envelope: WriteEnvelope): Validated {
     const result = validateInvoice(envelope.document);
     if (!result.ok) throw toApiError(result);
-    return result.invoice;
+    return { invoice: result.invoice, warnings: result.warnings };
   }
 
-  private async prepare(auth: AuthContext, envelope: WriteEnvelope, invoice: NormalizedInvoice): Promise<PreparedWrite> {
+  private async prepare(auth: AuthContext, envelope: WriteEnvelope, validated: Validated): Promise<PreparedWrite> {
+    const { invoice } = validated;
     const resolved =
       auth.mode === 'demo'
         ? this.demo.resolveSeller(invoice.seller, auth.tariff.max_organizations)
@@ -182,10 +190,10 @@ export class InvoiceService {
       });
     }
     const filled: NormalizedInvoice = { ...invoice, seller: resolved.seller };
-    // Seller warnings describe the requisites as filled in, i.e. as they will be printed.
-    const result = validateInvoice(filled);
-    const base = result.ok ? result.warnings : [];
-    const warnings = [...base.filter((w) => !w.field.startsWith('seller.')), ...requisiteWarnings(resolved.seller, 'seller')];
+    // Seller warnings describe the requisites as filled in, i.e. as they will be printed; the
+    // others do not depend on the seller, so the first validation's stand.
+    const others = validated.warnings.filter((w) => !w.field.startsWith('seller.'));
+    const warnings = [...others, ...requisiteWarnings(resolved.seller, 'seller')];
     return { envelope, invoice: filled, resolved, warnings };
   }
 
@@ -195,8 +203,9 @@ export class InvoiceService {
     info: RequestInfo,
     onCommit?: OnCommit,
   ): Promise<WriteOutcome> {
-    const invoice = this.validate(envelope);
-    const prepared = await this.prepare(auth, envelope, invoice);
+    const validated = this.validate(envelope);
+    const { invoice } = validated;
+    const prepared = await this.prepare(auth, envelope, validated);
     const publicId = invoice.public_id ?? randomToken(16);
     if (invoice.public_id && (await repo.publicIdTaken(this.deps.db, publicId))) throw conflict(publicId);
     const now = isoNow(this.deps.clock);
@@ -346,11 +355,12 @@ export class InvoiceService {
     pathId: string | null,
     info: RequestInfo,
   ): Promise<WriteOutcome> {
-    const invoice = this.validate(envelope);
+    const validated = this.validate(envelope);
+    const { invoice } = validated;
     if (pathId !== null && invoice.public_id !== undefined && invoice.public_id !== pathId) {
       throw new ApiError('public_id_mismatch', { details: `invoice.public_id differs from the path "${pathId}"` });
     }
-    const prepared = await this.prepare(auth, envelope, invoice);
+    const prepared = await this.prepare(auth, envelope, validated);
     const now = isoNow(this.deps.clock);
     const publicId = pathId ?? invoice.public_id ?? randomToken(16);
     const base = documentRowValues(auth, prepared, publicId, now, invoice.seller_status ?? 'issued', info);

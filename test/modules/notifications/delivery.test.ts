@@ -6,13 +6,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { InvoiceWriteResponse } from '../../../src/modules/invoices/invoice.schemas.js';
 import {
   createMailTransport,
   NotificationService,
   type DeliveryPolicy,
   type MailTransport,
-  type Notifications,
 } from '../../../src/modules/notifications/index.js';
 import { reservedOn, utcDay } from '../../../src/modules/notifications/quota.js';
 import { systemClock } from '../../../src/shared/clock.js';
@@ -20,9 +18,6 @@ import { createTestDb, type TestDatabase } from '../../helpers/db.js';
 import { BASES, createAndDeliver, outboxRows, seedTeams, storedInvoice, updateDocument } from './fixtures.js';
 import { parseMail, startBrokenServer, startSmtpServer, type TestSmtpServer } from './smtp-helpers.js';
 
-// The outcome fits the documents' response schema as it is (compile-time check).
-const fits = (n: Notifications): InvoiceWriteResponse['notifications'] => n;
-void fits;
 
 const POLICY: Partial<DeliveryPolicy> = { requestTimeoutMs: 2_000, attemptTimeoutMs: 2_000, leaseMs: 10_000, retryBaseMs: 60_000 };
 const TIMEOUTS = { connectionTimeoutMs: 1_000, greetingTimeoutMs: 1_000, socketTimeoutMs: 1_000 };
