@@ -43,9 +43,4 @@ export function resolvePolicy(overrides: Partial<DeliveryPolicy> = {}): Delivery
   return policy;
 }
 
-/** Delay after `attempts` failed attempts (1, 2, …); `random` in [0, 1). */
-export function retryDelayMs(attempts: number, policy: Pick<DeliveryPolicy, 'retryBaseMs' | 'retryMaxMs'>, random: number = Math.random()): number {
-  const exponential = policy.retryBaseMs * 2 ** Math.max(0, attempts - 1);
-  const capped = Math.min(exponential, policy.retryMaxMs);
-  return Math.max(1, Math.round(capped * (0.8 + 0.4 * random)));
-}
+export { retryDelayMs } from '../../shared/background-work.js';

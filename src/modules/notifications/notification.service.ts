@@ -9,9 +9,9 @@
  * 3. `OutboxWorker` (worker.ts) retries due rows, and takes over rows whose lease lapsed
  *    (a process that died between commit and delivery).
  */
-import os from 'node:os';
 import type { Db, DatabaseHandle, Executor } from '../../db/database.js';
 import type { OutboxRow, OutboxTable } from '../../db/types.js';
+import { forEachLimited, newLeaseOwner, type WorkLogger } from '../../shared/background-work.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
 import { randomToken } from '../../shared/tokens.js';
 import type { LinkBases } from '../sharing/index.js';
@@ -21,17 +21,13 @@ import { markBuyerSent, markRestricted, storeNotificationOutcome } from './invoi
 import { MailSendError, type MailTransport } from './mail-transport.js';
 import type { MailRuntime, Notifications } from './notification.schemas.js';
 import { blockedOutcome, emptyOutcome, outcomeFromRows, type BlockReason } from './outcome.js';
-import * as outbox from './outbox.repository.js';
+import * as outbox from '../../db/outbox.js';
 import { planEmails, type NotificationRequest } from './plan.js';
 import { reserveEmail, utcDay } from './quota.js';
 import { resolveRecipients } from './recipients.js';
 
 /** pino-compatible. */
-export interface NotificationLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+export type NotificationLogger = WorkLogger;
 
 /** Supplies attachments (the PDF) when a message is sent; called once per attempt. */
 export type AttachmentProvider = (email: { teamId: string; publicId: string; revision: number; recipient: string }) => Promise<EmailAttachment[]>;
@@ -79,19 +75,6 @@ const noopLogger: NotificationLogger = { info: () => undefined, warn: () => unde
 
 export function statusOf(outcome: Notifications): 200 | 207 {
   return outcome.sent_count < outcome.planned_count ? 207 : 200;
-}
-
-export function newLeaseOwner(): string {
-  return `${os.hostname().slice(0, 30)}:${process.pid}:${randomToken(9)}`;
-}
-
-/** Runs `work` over `items`, at most `limit` at a time. */
-export async function forEachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await work(items[next++] as T);
-  });
-  await Promise.all(lanes);
 }
 
 export class NotificationService {
@@ -275,7 +258,7 @@ export class NotificationService {
 
   /** Recomputes a revision's outcome from its rows and stores it on the document. */
   async refreshOutcome(teamId: string, publicId: string, revision: number, durationMs: number, attemptTimeoutMs: number): Promise<Notifications> {
-    const rows = await outbox.listRevisionRows(this.db, teamId, publicId, revision);
+    const rows = await outbox.listRevisionRows(this.db, teamId, publicId, revision, 'email');
     const outcome = outcomeFromRows(publicId, revision, rows, this.runtime(durationMs, rows, attemptTimeoutMs), isoNow(this.deps.clock));
     // buyer_status first: whoever sees a delivery in the outcome also sees `sent`.
     if (outcome.sent_count > 0) await markBuyerSent(this.db, teamId, publicId);

@@ -4,7 +4,9 @@
  * Runs in the server process by default and alone as `invoicing worker`; any number of
  * workers may share one database (claims are disjoint, results are fenced by the lease).
  */
-import { forEachLimited, newLeaseOwner, type NotificationLogger, type NotificationService } from './notification.service.js';
+import { PollingLoop } from '../../shared/polling-loop.js';
+import { forEachLimited, newLeaseOwner } from '../../shared/background-work.js';
+import type { NotificationLogger, NotificationService } from './notification.service.js';
 
 export interface WorkerOptions {
   /** Names this worker's leases; a fresh one per worker by default. */
@@ -21,9 +23,7 @@ export interface BatchResult {
 
 export class OutboxWorker {
   readonly owner: string;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = true;
+  private readonly loop: PollingLoop;
   private readonly abort = new AbortController();
   private readonly logger: NotificationLogger | undefined;
 
@@ -33,6 +33,11 @@ export class OutboxWorker {
   ) {
     this.owner = options.owner ?? newLeaseOwner();
     this.logger = options.logger;
+    this.loop = new PollingLoop(
+      async () => (await this.runOnce()).claimed >= this.service.policy.batchSize,
+      service.policy.pollIntervalMs,
+      (err) => this.logger?.error({ err, owner: this.owner }, 'outbox batch failed'),
+    );
   }
 
   /** Claims up to `batchSize` due e-mails and attempts each once. */
@@ -72,43 +77,17 @@ export class OutboxWorker {
 
   /** Polls every `pollIntervalMs`; a full batch is followed by the next one at once. */
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Stops polling and waits for the batch under way; its rows finish or keep their lease. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+    await this.loop.stop();
   }
 
   /** Stops at once: attempts under way are aborted and rescheduled as failed attempts. */
   async kill(): Promise<void> {
     this.abort.abort();
     await this.stop();
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.running = this.tick().finally(() => {
-        this.running = null;
-      });
-    }, delayMs);
-  }
-
-  private async tick(): Promise<void> {
-    let full = false;
-    try {
-      const result = await this.runOnce();
-      full = result.claimed >= this.service.policy.batchSize;
-    } catch (err) {
-      this.logger?.error({ err, owner: this.owner }, 'outbox batch failed');
-    }
-    this.schedule(full ? 0 : this.service.policy.pollIntervalMs);
   }
 }

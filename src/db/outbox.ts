@@ -1,23 +1,32 @@
 /**
- * SQL of the outbox. Every statement is scoped by team; recording an attempt's result is
- * fenced by the lease owner, so a claimer whose lease lapsed cannot overwrite the row.
+ * SQL of the outbox, shared by its kinds (e-mail, EDO sends). Every statement is scoped by
+ * team; recording an attempt's result is fenced by the lease owner, so a claimer whose lease
+ * lapsed cannot overwrite the row.
  */
 import type { Insertable } from 'kysely';
-import type { Executor } from '../../db/database.js';
-import { claimDueOutboxRows, type ClaimOutboxOptions } from '../../db/outbox-claim.js';
-import type { OutboxRow, OutboxTable } from '../../db/types.js';
+import type { Executor } from './database.js';
+import { claimDueOutboxRows, type ClaimOutboxOptions } from './outbox-claim.js';
+import type { OutboxRow, OutboxTable } from './types.js';
 
 export async function insertOutboxRows(db: Executor, rows: Insertable<OutboxTable>[]): Promise<void> {
   if (rows.length > 0) await db.insertInto('outbox').values(rows).execute();
 }
 
-export async function listRevisionRows(db: Executor, teamId: string, publicId: string, revision: number): Promise<OutboxRow[]> {
+/** A document revision's rows of one kind. */
+export async function listRevisionRows(
+  db: Executor,
+  teamId: string,
+  publicId: string,
+  revision: number,
+  kind: OutboxRow['kind'],
+): Promise<OutboxRow[]> {
   return db
     .selectFrom('outbox')
     .selectAll()
     .where('team_id', '=', teamId)
     .where('public_id', '=', publicId)
     .where('revision', '=', revision)
+    .where('kind', '=', kind)
     .orderBy('position')
     .execute();
 }
@@ -57,7 +66,7 @@ export function claimDueRows(db: Executor, dialect: 'sqlite' | 'postgres', optio
   return claimDueOutboxRows(db, dialect, options);
 }
 
-interface Fence {
+export interface Fence {
   teamId: string;
   id: string;
   owner: string;
