@@ -20,6 +20,7 @@ const SQLITE_PASS_ONLY = [
   'test/modules/sharing/pages-browser.test.ts',
   'test/modules/sharing/edit-form.test.ts',
   'test/http/url-redaction.test.ts',
+  'test/modules/edo/http-operator.test.ts',
 ];
 
 const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '');

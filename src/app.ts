@@ -20,9 +20,10 @@ import { generateRequestId } from './http/request-id.js';
 import { registerOperationsRoutes } from './http/operations.routes.js';
 import { catalogRoutes, CatalogService } from './modules/catalog/index.js';
 import { invoiceRoutes, InvoiceService } from './modules/invoices/index.js';
+import { createEdo, type EdoRuntime } from './modules/edo/index.js';
 import { createNotifications, type Notifier } from './modules/notifications/index.js';
 import { basePath } from './modules/sharing/index.js';
-import { pdfAttachments, SharingService, sharingRoutes } from './modules/sharing/web.js';
+import { edoDocumentFiles, pdfAttachments, SharingService, sharingRoutes } from './modules/sharing/web.js';
 import { AuthService } from './modules/teams/index.js';
 import { ErrorBody } from './shared/schemas.js';
 import { systemClock, type Clock } from './shared/clock.js';
@@ -41,6 +42,8 @@ export interface AppDeps {
   logStream?: DestinationStream;
   /** E-mail delivery; by default built from the configuration (SMTP_URL or .eml files). */
   notifier?: Notifier;
+  /** EDO sync (tests pass one with their own operator and policy). */
+  edo?: EdoRuntime;
 }
 
 export type App = FastifyInstance;
@@ -49,6 +52,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The e-mail service and its retry worker (started by the runtime, not by buildApp). */
     notifier: Notifier;
+    /** EDO sync and its worker (started by the runtime, not by buildApp). */
+    edo: EdoRuntime;
   }
 }
 
@@ -106,6 +111,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     deps.notifier ?? createNotifications({ database, clock, bases, config, logger: app.log.child({ component: 'notifications' }) });
   app.decorate('notifier', notifier);
   app.addHook('onClose', async () => notifier.close());
+  const edo = deps.edo ?? createEdo({ database, clock, config, logger: app.log.child({ component: 'edo' }) });
+  app.decorate('edo', edo);
+  app.addHook('onClose', async () => edo.close());
 
   const auth = new AuthService(database.db, config.demoToken);
   const invoices = new InvoiceService({
@@ -114,6 +122,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     bases,
     demoPublicId: config.demoPublicId,
     notifications: notifier.service,
+    edo: edo.service,
   });
   await app.register(async (api) => {
     api.decorateRequest('auth', null);
@@ -126,6 +135,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const sharing = new SharingService({ db: database.db, clock, bases, invoices, auth, demoPublicId: config.demoPublicId });
   await app.register(sharingRoutes, { service: sharing });
   notifier.service.useAttachments(pdfAttachments(sharing));
+  edo.service.useFiles(edoDocumentFiles(sharing));
   methodGuard.addRefusals();
   return app;
 }

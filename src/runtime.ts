@@ -98,8 +98,12 @@ export async function startRuntime(baseConfig: Config): Promise<Runtime> {
   let app: App;
   try {
     app = await buildApp({ config, database, rateLimitStore: limiter.store, secret: config.secret });
-    // The in-process worker retries failed e-mails; `invoicing worker` runs the same loop alone.
-    app.notifier.worker.start();
+    // The in-process workers retry failed e-mails and run EDO sync; `invoicing worker` runs the
+    // same loops alone, for deployments whose API nodes set INVOICING_IN_PROCESS_WORKER=false.
+    if (config.inProcessWorker) {
+      app.notifier.worker.start();
+      app.edo.worker.start();
+    }
   } catch (err) {
     await limiter.close();
     await database.close();

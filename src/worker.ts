@@ -1,6 +1,7 @@
 /**
- * `invoicing worker`: only the background jobs (the e-mail outbox), for multi-node deployments
- * where API nodes should not send. Several workers may run at once: rows are claimed with leases.
+ * `invoicing worker`: only the background jobs (the e-mail outbox and EDO sync), for multi-node
+ * deployments where API nodes should not send. Several workers may run at once: rows are claimed
+ * with leases, and the EDO change feed is read by one of them at a time.
  */
 import pino from 'pino';
 import type { Config } from './config/config.js';
@@ -8,8 +9,9 @@ import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { loggerOptions } from './http/logging.js';
 import { InvoiceService } from './modules/invoices/index.js';
+import { createEdo } from './modules/edo/index.js';
 import { createNotifications } from './modules/notifications/index.js';
-import { pdfAttachments, SharingService } from './modules/sharing/web.js';
+import { edoDocumentFiles, pdfAttachments, SharingService } from './modules/sharing/web.js';
 import { AuthService } from './modules/teams/index.js';
 import { resolveServiceSecret } from './runtime.js';
 import { systemClock } from './shared/clock.js';
@@ -26,22 +28,24 @@ export async function runWorker(config: Config): Promise<void> {
     config,
     logger: logger.child({ component: 'notifications' }),
   });
+  const edo = createEdo({ database, clock: systemClock, config, logger: logger.child({ component: 'edo' }) });
   // Retried e-mails carry the PDF too: the same documents and pages services as an API node.
   const bases = { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret };
-  const invoices = new InvoiceService({ db: database.db, clock: systemClock, bases, demoPublicId: config.demoPublicId, notifications: notifier.service });
+  const invoices = new InvoiceService({ db: database.db, clock: systemClock, bases, demoPublicId: config.demoPublicId, notifications: notifier.service, edo: edo.service });
   const auth = new AuthService(database.db, config.demoToken);
   const sharing = new SharingService({ db: database.db, clock: systemClock, bases, invoices, auth, demoPublicId: config.demoPublicId });
   notifier.service.useAttachments(pdfAttachments(sharing));
+  edo.service.useFiles(edoDocumentFiles(sharing));
   notifier.worker.start();
-  logger.info('worker started');
+  edo.worker.start();
+  logger.info({ edo_operator: edo.service.operator.kind }, 'worker started');
 
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'worker stopping: finishing the current batch');
-    notifier
-      .close()
+    Promise.all([notifier.close(), edo.close()])
       .then(() => database.close())
       .then(() => process.exit(0))
       .catch((err: unknown) => {

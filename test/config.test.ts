@@ -78,6 +78,7 @@ describe('loadConfig overrides', () => {
         INVOICING_SECRET: secret,
         LOG_LEVEL: 'warn',
         INVOICING_DATA_DIR: '/var/lib/invoicing',
+        INVOICING_IN_PROCESS_WORKER: 'false',
       },
       CWD,
     );
@@ -99,6 +100,43 @@ describe('loadConfig overrides', () => {
       secret,
       logLevel: 'warn',
       dataDir: '/var/lib/invoicing',
+      inProcessWorker: false,
+      edo: {
+        operator: 'sandbox',
+        url: null,
+        token: null,
+        timeoutMs: 15_000,
+        pollIntervalMs: 5_000,
+        maxAttempts: 10,
+        sandboxDeliveryMs: 2_000,
+        sandboxDecisionMs: 10_000,
+      },
+    });
+  });
+
+  it('takes the EDO variables (an extension of the contract)', () => {
+    const c = loadConfig(
+      {
+        INVOICING_EDO_OPERATOR: 'http',
+        INVOICING_EDO_URL: 'https://edo-gw.internal/base/',
+        INVOICING_EDO_TOKEN: 'gw-token-1',
+        INVOICING_EDO_TIMEOUT_MS: '2500',
+        INVOICING_EDO_POLL_INTERVAL_MS: '1000',
+        INVOICING_EDO_MAX_ATTEMPTS: '3',
+        INVOICING_EDO_SANDBOX_DELIVERY_MS: '0',
+        INVOICING_EDO_SANDBOX_DECISION_MS: '50',
+      },
+      CWD,
+    );
+    expect(c.edo).toEqual({
+      operator: 'http',
+      url: 'https://edo-gw.internal/base',
+      token: 'gw-token-1',
+      timeoutMs: 2_500,
+      pollIntervalMs: 1_000,
+      maxAttempts: 3,
+      sandboxDeliveryMs: 0,
+      sandboxDecisionMs: 50,
     });
   });
 
@@ -151,7 +189,19 @@ describe('loadConfig refuses bad values with one line naming the variable', () =
     ['INVOICING_MAIL_FROM', 'bad'],
     ['INVOICING_DEMO_PUBLIC_ID', 'has space'],
     ['LOG_LEVEL', 'loud'],
+    ['INVOICING_IN_PROCESS_WORKER', 'sometimes'],
+    ['INVOICING_EDO_OPERATOR', 'diadoc'],
+    ['INVOICING_EDO_URL', 'ftp://edo'],
+    ['INVOICING_EDO_TIMEOUT_MS', '10'],
+    ['INVOICING_EDO_POLL_INTERVAL_MS', 'often'],
+    ['INVOICING_EDO_MAX_ATTEMPTS', '0'],
+    ['INVOICING_EDO_SANDBOX_DELIVERY_MS', '-5'],
   ];
+
+  it('needs the URL and the token for the http EDO operator', () => {
+    expect(() => loadConfig({ INVOICING_EDO_OPERATOR: 'http', INVOICING_EDO_TOKEN: 't' }, CWD)).toThrow(/INVOICING_EDO_URL is required/);
+    expect(() => loadConfig({ INVOICING_EDO_OPERATOR: 'http', INVOICING_EDO_URL: 'https://gw' }, CWD)).toThrow(/INVOICING_EDO_TOKEN is required/);
+  });
 
   it.each(bad)('%s=%j', (variable, value) => {
     let error: unknown;
@@ -174,6 +224,8 @@ describe('loadConfig refuses bad values with one line naming the variable', () =
       { INVOICING_PUBLIC_URL: 'https://user:hunter2@x.example' },
       { DATABASE_URL: 'mysql://root:hunter2@db' },
       { REDIS_URL: 'http://:hunter2@cache' },
+      { INVOICING_EDO_TOKEN: 'hunter2 with space' },
+      { INVOICING_EDO_URL: 'https://gw:hunter2@edo.example' },
     ].map((env) => {
       try {
         loadConfig(env, CWD);

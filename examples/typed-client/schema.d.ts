@@ -672,6 +672,68 @@ export interface components {
                 notifications?: {
                     [key: string]: unknown;
                 };
+                /** @description EDO synchronization with the buyer (`buyer_edo_id`): its state and incoming links; null when it never started (see docs/edo.md). */
+                edo?: ({
+                    /** @description `queued` (waiting to be sent, or waiting for a retry: see `attempts` and `next_attempt_at`), `sent` (the operator took it), `delivered` (in the buyer’s box; buyer_status becomes `sent`), `accepted` or `rejected` (the buyer’s decision, final), `failed` (final: given up after `max_attempts`, or refused for good, see `last_error_code`). */
+                    status: "queued" | "sent" | "delivered" | "accepted" | "rejected" | "failed";
+                    /** @description The operator connector: `sandbox` (built in) or `http`. */
+                    operator: string;
+                    /** @description Id of the send job: the operator’s idempotency key, the same on every retry. */
+                    job_id: string;
+                    /** @description The document revision that was sent. */
+                    revision: number;
+                    /** @description Sender: the seller organization’s EDO participant id. */
+                    seller_edo_id: string | null;
+                    /** @description Recipient: the buyer’s EDO participant id. */
+                    buyer_edo_id: string;
+                    /** @description The operator’s id of the sent document, once it took it. */
+                    operator_document_id: string | null;
+                    /** @description Send attempts made so far. */
+                    attempts: number;
+                    /** @description Attempts made before the send is given up as `failed`. */
+                    max_attempts: number;
+                    /** @description While `queued`: when the next attempt is due (UTC); null otherwise. */
+                    next_attempt_at: string | null;
+                    /** @description The last send error, as the operator or the connection reported it; null when none. */
+                    last_error: string | null;
+                    /** @description Machine-readable: `operator_unreachable`, `operator_timeout`, `operator_unavailable`, `operator_auth_failed`, `operator_protocol_error`, `operator_rejected`, `participant_not_found`, `seller_edo_id_missing`, `document_unavailable`. */
+                    last_error_code: string | null;
+                    /** @description When `rejected`: the buyer’s reason. */
+                    rejection_reason: string | null;
+                    /** @description When the sync job was written (with the document, UTC). */
+                    queued_at: string;
+                    /** @description When the operator took the document. */
+                    sent_at: string | null;
+                    /** @description When it reached the buyer’s box. */
+                    delivered_at: string | null;
+                    /** @description When the buyer accepted it. */
+                    accepted_at: string | null;
+                    /** @description When the buyer rejected it. */
+                    rejected_at: string | null;
+                    /** @description When the send was given up. */
+                    failed_at: string | null;
+                    /** @description Last change of this state (UTC). */
+                    updated_at: string;
+                    /** @description Incoming links: documents of the buyer or the operator that refer to this one, oldest first. */
+                    links: ({
+                        /** @description The operator’s id of the linked document. */
+                        document_id: string;
+                        /** @description Kind of the linked document, e.g. `receipt_notice` (Извещение о получении), `rejection_notice` (Уведомление об уточнении), `act`, `upd`. */
+                        kind: string;
+                        /** @description Title of the linked document as the operator gives it. */
+                        title: string;
+                        /** @description Its number, when it has one. */
+                        number: string | null;
+                        /** @description Its date (YYYY-MM-DD), when it has one. */
+                        date: string | null;
+                        /** @description When the link came in through the operator’s change feed (UTC). */
+                        received_at: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                } & {
+                    [key: string]: unknown;
+                }) | null;
                 /** @description API recipients with their own links. */
                 api_recipients?: ({
                     /** @description Recipient address as given. */
@@ -1115,6 +1177,68 @@ export interface components {
                 notifications?: {
                     [key: string]: unknown;
                 };
+                /** @description EDO synchronization with the buyer (`buyer_edo_id`): its state and incoming links; null when it never started (see docs/edo.md). */
+                edo?: ({
+                    /** @description `queued` (waiting to be sent, or waiting for a retry: see `attempts` and `next_attempt_at`), `sent` (the operator took it), `delivered` (in the buyer’s box; buyer_status becomes `sent`), `accepted` or `rejected` (the buyer’s decision, final), `failed` (final: given up after `max_attempts`, or refused for good, see `last_error_code`). */
+                    status: "queued" | "sent" | "delivered" | "accepted" | "rejected" | "failed";
+                    /** @description The operator connector: `sandbox` (built in) or `http`. */
+                    operator: string;
+                    /** @description Id of the send job: the operator’s idempotency key, the same on every retry. */
+                    job_id: string;
+                    /** @description The document revision that was sent. */
+                    revision: number;
+                    /** @description Sender: the seller organization’s EDO participant id. */
+                    seller_edo_id: string | null;
+                    /** @description Recipient: the buyer’s EDO participant id. */
+                    buyer_edo_id: string;
+                    /** @description The operator’s id of the sent document, once it took it. */
+                    operator_document_id: string | null;
+                    /** @description Send attempts made so far. */
+                    attempts: number;
+                    /** @description Attempts made before the send is given up as `failed`. */
+                    max_attempts: number;
+                    /** @description While `queued`: when the next attempt is due (UTC); null otherwise. */
+                    next_attempt_at: string | null;
+                    /** @description The last send error, as the operator or the connection reported it; null when none. */
+                    last_error: string | null;
+                    /** @description Machine-readable: `operator_unreachable`, `operator_timeout`, `operator_unavailable`, `operator_auth_failed`, `operator_protocol_error`, `operator_rejected`, `participant_not_found`, `seller_edo_id_missing`, `document_unavailable`. */
+                    last_error_code: string | null;
+                    /** @description When `rejected`: the buyer’s reason. */
+                    rejection_reason: string | null;
+                    /** @description When the sync job was written (with the document, UTC). */
+                    queued_at: string;
+                    /** @description When the operator took the document. */
+                    sent_at: string | null;
+                    /** @description When it reached the buyer’s box. */
+                    delivered_at: string | null;
+                    /** @description When the buyer accepted it. */
+                    accepted_at: string | null;
+                    /** @description When the buyer rejected it. */
+                    rejected_at: string | null;
+                    /** @description When the send was given up. */
+                    failed_at: string | null;
+                    /** @description Last change of this state (UTC). */
+                    updated_at: string;
+                    /** @description Incoming links: documents of the buyer or the operator that refer to this one, oldest first. */
+                    links: ({
+                        /** @description The operator’s id of the linked document. */
+                        document_id: string;
+                        /** @description Kind of the linked document, e.g. `receipt_notice` (Извещение о получении), `rejection_notice` (Уведомление об уточнении), `act`, `upd`. */
+                        kind: string;
+                        /** @description Title of the linked document as the operator gives it. */
+                        title: string;
+                        /** @description Its number, when it has one. */
+                        number: string | null;
+                        /** @description Its date (YYYY-MM-DD), when it has one. */
+                        date: string | null;
+                        /** @description When the link came in through the operator’s change feed (UTC). */
+                        received_at: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                } & {
+                    [key: string]: unknown;
+                }) | null;
                 /** @description API recipients with their own links. */
                 api_recipients?: ({
                     /** @description Recipient address as given. */

@@ -22,7 +22,7 @@ Commands:
   keys create --team ID --name NAME      create an API key and print its secret once
   keys deactivate KEY_ID                 deactivate an API key (refused everywhere within a second)
   links rotate PUBLIC_ID                 give a document's share links new tokens (the old ones answer 404)
-  worker                                 run only the background jobs (e-mail retries) until SIGTERM
+  worker                                 run only the background jobs (e-mail retries, EDO sync) until SIGTERM
   help                                   print this text
 
 Configuration is read from the environment (DATABASE_URL, ...); see README.md.

@@ -29,6 +29,27 @@ export interface Config {
   logLevel: string;
   /** Directory for the embedded default's files (SQLite database, .eml outbox). */
   dataDir: string;
+  /** INVOICING_IN_PROCESS_WORKER: whether `serve` also runs the background jobs (e-mail retries, EDO sync). */
+  inProcessWorker: boolean;
+  /** EDO synchronization (INVOICING_EDO_*, docs/edo.md): an extension of the contract's variables. */
+  edo: EdoConfig;
+}
+
+export interface EdoConfig {
+  /** `sandbox` (built in, the default) or `http` (a gateway speaking docs/edo-operator-protocol.md). */
+  operator: 'sandbox' | 'http';
+  /** The HTTP gateway's base URL and bearer token; set when operator is `http`. */
+  url: string | null;
+  token: string | null;
+  /** One operator call. */
+  timeoutMs: number;
+  /** Pause between reads of the operator's change feed. */
+  pollIntervalMs: number;
+  /** Send attempts before a job is given up as failed. */
+  maxAttempts: number;
+  /** The sandbox: delay before a sent document is delivered, and before the buyer decides. */
+  sandboxDeliveryMs: number;
+  sandboxDecisionMs: number;
 }
 
 export class ConfigError extends Error {
@@ -158,6 +179,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const logLevel = read(env, 'LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
   const dataDir = path.resolve(cwd, read(env, 'INVOICING_DATA_DIR') ?? './data');
+  const edo = parseEdo(env);
+  const inProcessWorker = parseBoolean(env, 'INVOICING_IN_PROCESS_WORKER', true);
 
   return {
     port,
@@ -177,5 +200,34 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     secret,
     logLevel,
     dataDir,
+    inProcessWorker,
+    edo,
+  };
+}
+
+function parseEdo(env: Env): EdoConfig {
+  const operator = read(env, 'INVOICING_EDO_OPERATOR') ?? 'sandbox';
+  if (operator !== 'sandbox' && operator !== 'http') {
+    throw new ConfigError('INVOICING_EDO_OPERATOR', `must be sandbox or http (got ${shown(operator)})`);
+  }
+  const urlRaw = read(env, 'INVOICING_EDO_URL');
+  const url = urlRaw ? parseBaseUrl('INVOICING_EDO_URL', urlRaw) : null;
+  const token = read(env, 'INVOICING_EDO_TOKEN') ?? null;
+  if (operator === 'http') {
+    if (!url) throw new ConfigError('INVOICING_EDO_URL', 'is required when INVOICING_EDO_OPERATOR is http');
+    if (!token) throw new ConfigError('INVOICING_EDO_TOKEN', 'is required when INVOICING_EDO_OPERATOR is http');
+  }
+  if (token !== null && /[\s\u0000-\u001f\u007f]/.test(token)) {
+    throw new ConfigError('INVOICING_EDO_TOKEN', 'must not contain spaces or control characters');
+  }
+  return {
+    operator,
+    url,
+    token,
+    timeoutMs: parseInteger(env, 'INVOICING_EDO_TIMEOUT_MS', 15_000, 100, 300_000),
+    pollIntervalMs: parseInteger(env, 'INVOICING_EDO_POLL_INTERVAL_MS', 5_000, 100, 3_600_000),
+    maxAttempts: parseInteger(env, 'INVOICING_EDO_MAX_ATTEMPTS', 10, 1, 100),
+    sandboxDeliveryMs: parseInteger(env, 'INVOICING_EDO_SANDBOX_DELIVERY_MS', 2_000, 0, 86_400_000),
+    sandboxDecisionMs: parseInteger(env, 'INVOICING_EDO_SANDBOX_DECISION_MS', 10_000, 0, 86_400_000),
   };
 }

@@ -8,12 +8,14 @@ import * as spine from './migrations/2026-11-25T2200_spine.js';
 import * as invoices from './migrations/2026-11-25T2300_invoices.js';
 import * as outbox from './migrations/2026-11-25T2355_outbox.js';
 import * as invoiceSearch from './migrations/2026-11-25T2350_invoice_search.js';
+import * as edo from './migrations/2026-11-26T0100_edo.js';
 
 const migrations: Record<string, Migration> = {
   '2026-11-25T2200_spine': spine,
   '2026-11-25T2300_invoices': invoices,
   '2026-11-25T2355_outbox': outbox,
   '2026-11-25T2350_invoice_search': invoiceSearch,
+  '2026-11-26T0100_edo': edo,
 };
 
 class StaticProvider implements MigrationProvider {

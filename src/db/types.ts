@@ -226,7 +226,7 @@ export type { Generated, Insertable, Updateable };
 
 // --- Outbox and e-mail quota (notifications) -----------------------------------------------
 
-export type OutboxState = 'pending' | 'sending' | 'sent' | 'failed' | 'blocked';
+export type OutboxState = 'pending' | 'sending' | 'sent' | 'failed' | 'blocked' | 'superseded';
 
 /**
  * A side effect written in the business transaction and delivered by a worker: today an
@@ -236,7 +236,7 @@ export type OutboxState = 'pending' | 'sending' | 'sent' | 'failed' | 'blocked';
 export interface OutboxTable {
   team_id: string;
   id: string;
-  kind: 'email';
+  kind: 'email' | 'edo_send';
   public_id: string;
   revision: number;
   /** Order of the recipient within the revision's e-mails. */
@@ -280,3 +280,93 @@ export interface Database {
 }
 
 export type OutboxRow = Selectable<OutboxTable>;
+
+// --- EDO synchronization (edo) --------------------------------------------------------------
+
+export type EdoJobStatus = 'queued' | 'sent' | 'delivered' | 'accepted' | 'rejected' | 'failed' | 'superseded';
+
+/**
+ * One revision of a document sent to the buyer through EDO. Its attempts, retry time and last
+ * error live in the outbox row with the same id (`kind: 'edo_send'`); this row holds what the
+ * operator reported.
+ */
+export interface EdoJobsTable {
+  team_id: string;
+  /** The outbox row id, and the operator's idempotency key. */
+  job_id: string;
+  public_id: string;
+  revision: number;
+  operator: string;
+  seller_edo_id: string | null;
+  buyer_edo_id: string;
+  /** What was sent (document without seller_status, both participant ids), to send a change once. */
+  content_hash: string;
+  status: EdoJobStatus;
+  operator_document_id: string | null;
+  rejection_reason: string | null;
+  queued_at: string;
+  sent_at: string | null;
+  delivered_at: string | null;
+  accepted_at: string | null;
+  rejected_at: string | null;
+  failed_at: string | null;
+  updated_at: string;
+}
+
+/** A document the operator reported as referring to ours. */
+export interface EdoLinksTable {
+  team_id: string;
+  public_id: string;
+  link_document_id: string;
+  job_id: string;
+  kind: string;
+  title: string;
+  number: string | null;
+  date: string | null;
+  received_at: string;
+}
+
+/** An operator's change-feed cursor, advanced only after its events were applied. */
+export interface EdoFeedsTable {
+  feed: string;
+  cursor: string | null;
+  locked_by: string | null;
+  locked_until: string | null;
+  events_applied: number;
+  last_polled_at: string | null;
+  last_error: string | null;
+  updated_at: string;
+}
+
+/** The sandbox operator's mailbox: one row per job it accepted. */
+export interface EdoSandboxDocumentsTable {
+  job_id: string;
+  document_id: string;
+  sender: string;
+  recipient: string;
+  send_attempts: number;
+  /** 1 when the send went through (the events were scheduled). */
+  accepted: number;
+  created_at: string;
+}
+
+/** The sandbox operator's change feed, each event due at `at`. */
+export interface EdoSandboxEventsTable {
+  id: string;
+  at: string;
+  job_id: string;
+  document_id: string;
+  /** The event as JSON (an EdoEvent). */
+  body: string;
+}
+
+export interface Database {
+  edo_jobs: EdoJobsTable;
+  edo_links: EdoLinksTable;
+  edo_feeds: EdoFeedsTable;
+  edo_sandbox_documents: EdoSandboxDocumentsTable;
+  edo_sandbox_events: EdoSandboxEventsTable;
+}
+
+export type EdoJobRow = Selectable<EdoJobsTable>;
+export type EdoLinkRow = Selectable<EdoLinksTable>;

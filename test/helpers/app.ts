@@ -12,6 +12,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { MemoryStore } from '../../src/http/rate-limit/memory-store.js';
 import type { RateLimitStore } from '../../src/http/rate-limit/rate-limit.types.js';
+import { createEdo, type EdoDeps } from '../../src/modules/edo/index.js';
 import { createNotifications, type NotificationsDeps } from '../../src/modules/notifications/index.js';
 import { applyBootstrap, parseBootstrap } from '../../src/modules/teams/bootstrap.js';
 import { systemClock } from '../../src/shared/clock.js';
@@ -41,6 +42,8 @@ export interface TestAppOptions {
   beforeReady?: (app: App) => void | Promise<void>;
   /** E-mail delivery built from the config with these settings (short timeouts, fast retries). */
   notifications?: Partial<Pick<NotificationsDeps, 'policy' | 'smtpTimeouts' | 'clock'>>;
+  /** EDO sync built from the config with these settings (an operator, fast retries, a clock). */
+  edo?: Partial<Pick<EdoDeps, 'policy' | 'clock' | 'operator'>>;
 }
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -68,7 +71,18 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
         smtpTimeouts: options.notifications.smtpTimeouts,
       })
     : undefined;
-  const app = await buildApp({ config, database: db, rateLimitStore: store, logStream, secret: TEST_SECRET, ...(notifier ? { notifier } : {}) });
+  const edo = options.edo
+    ? createEdo({ database: db, clock: options.edo.clock ?? systemClock, config, policy: options.edo.policy, operator: options.edo.operator })
+    : undefined;
+  const app = await buildApp({
+    config,
+    database: db,
+    rateLimitStore: store,
+    logStream,
+    secret: TEST_SECRET,
+    ...(notifier ? { notifier } : {}),
+    ...(edo ? { edo } : {}),
+  });
   await options.beforeReady?.(app);
   await app.ready();
   const validator = new SpecValidator(app.swagger() as never);

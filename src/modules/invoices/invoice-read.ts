@@ -178,6 +178,7 @@ export class DemoDocuments {
     const body = buildInvoiceResponse(row, links, {
       bases: this.bases,
       now,
+      edo: null,
       tariff: auth.tariff,
       caller: { keyId: auth.keyId, keyName: auth.keyName },
       request: info,

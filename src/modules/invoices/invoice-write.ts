@@ -11,7 +11,8 @@ import type { AuthContext } from '../teams/index.js';
 import type { WriteEnvelope } from './envelope.js';
 import type { InvoiceWriteResponse } from './invoice.schemas.js';
 import { requestHash } from './idempotency.js';
-import { etagOf, serviceRestriction, totalsOf } from './invoice.view.js';
+import type { EdoSyncRequest } from '../edo/index.js';
+import { documentTitle, etagOf, serviceRestriction, totalsOf } from './invoice.view.js';
 import type { ResolvedSeller } from './seller.js';
 import type { SellerStatus } from './statuses.js';
 import type { NormalizedInvoice, ValidationIssue } from './validation.js';
@@ -173,3 +174,33 @@ export function conflict(publicId: string): ApiError {
   });
 }
 
+
+/**
+ * What EDO sync needs of a written document. The content hash covers what is sent (the document
+ * without seller_status, and both participant ids), so a status change alone sends nothing again.
+ */
+export function edoSyncRequest(row: InvoiceRow, invoice: NormalizedInvoice): EdoSyncRequest {
+  const { seller_status: _status, ...content } = JSON.parse(row.document) as Record<string, unknown>;
+  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+  return {
+    teamId: row.team_id,
+    publicId: row.public_id,
+    revision: row.revision,
+    sellerStatus: row.seller_status,
+    sellerEdoId: row.seller_edo_id,
+    buyerEdoId: row.buyer_edo_id,
+    contentHash: requestHash({ content, seller: row.seller_edo_id, buyer: row.buyer_edo_id }),
+    document: {
+      kind: 'invoice',
+      publicId: row.public_id,
+      revision: row.revision,
+      number: invoice.number,
+      date: invoice.date,
+      currency: invoice.currency,
+      total: row.total,
+      title: documentTitle(invoice).title,
+      seller: { name: row.seller_name, inn: row.seller_inn, kpp: text(invoice.seller.kpp) },
+      buyer: { name: invoice.buyer.name, inn: text(invoice.buyer.inn), kpp: text(invoice.buyer.kpp) },
+    },
+  };
+}

@@ -3,6 +3,7 @@
  * serialize with them, the OpenAPI document is generated from them, the types come from them.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { EdoSync } from '../edo/edo.schemas.js';
 import { Notifications } from '../notifications/notification.schemas.js';
 
 const S = (description: string) => Type.String({ description });
@@ -127,6 +128,11 @@ export const InvoiceMetadata = Type.Object(
     status: Type.Optional(InvoiceStatus),
     validation: Type.Optional(ValidationOutcome),
     notifications: Type.Optional(Obj('The latest e-mail notification outcome (shape of `notifications`).')),
+    edo: Type.Optional(
+      Type.Union([EdoSync, Type.Null()], {
+        description: 'EDO synchronization with the buyer (`buyer_edo_id`): its state and incoming links; null when it never started (see docs/edo.md).',
+      }),
+    ),
     api_recipients: Type.Optional(Type.Array(ApiRecipient, { description: 'API recipients with their own links.' })),
     links: Type.Optional(InvoiceLinks),
   },

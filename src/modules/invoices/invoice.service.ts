@@ -9,6 +9,7 @@ import type { Database, InvoiceRow, ShareLinkRow } from '../../db/types.js';
 import { ApiError } from '../../shared/errors.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
 import { randomToken } from '../../shared/tokens.js';
+import type { EdoService, EdoSync } from '../edo/index.js';
 import { type DeliveryReport, type NotificationService, type PendingNotifications } from '../notifications/index.js';
 import type { LinkBases } from '../sharing/index.js';
 import type { AuthContext } from '../teams/index.js';
@@ -33,6 +34,7 @@ import {
   API_EDITOR,
   conflict,
   documentRowValues,
+  edoSyncRequest,
   editedBy,
   etagMatches,
   itemRows,
@@ -60,6 +62,7 @@ export interface InvoiceServiceDeps {
   bases: LinkBases;
   demoPublicId: string;
   notifications: NotificationService;
+  edo: EdoService;
 }
 
 const MAX_UPDATE_ATTEMPTS = 5;
@@ -133,7 +136,8 @@ export class InvoiceService {
     const row = await repo.findInvoice(this.deps.db, auth.teamId, publicId);
     if (!row) throw notFound(publicId);
     const links = await repo.listShareLinks(this.deps.db, auth.teamId, publicId);
-    const body = buildInvoiceResponse(row, links, this.viewContext(auth, info, storedNotifications(row)));
+    const edo = await this.deps.edo.stateOf(this.deps.db, auth.teamId, publicId);
+    const body = buildInvoiceResponse(row, links, this.viewContext(auth, info, storedNotifications(row), edo));
     return { body, etag: etagOf(publicId, row.revision) };
   }
 
@@ -226,19 +230,24 @@ export class InvoiceService {
     } as InvoiceRow;
     const links = newShareLinks(auth.teamId, publicId, invoice.api_recipients, now);
     let pending: PendingNotifications | null = null;
+    let edoJob: string | null = null;
     try {
       await this.deps.db.transaction().execute(async (trx) => {
         await repo.insertInvoice(trx, row);
         await repo.replaceItems(trx, auth.teamId, publicId, itemRows(auth.teamId, publicId, prepared.invoice));
         await repo.insertShareLinks(trx, links);
         pending = envelope.notify ? await this.enqueueNotifications(trx, auth, row, prepared, links) : null;
-        await onCommit?.(trx, this.outcome(auth, row, links, info, this.undelivered(row, pending)));
+        edoJob = await this.deps.edo.planSync(trx, edoSyncRequest(row, prepared.invoice));
+        const edo = await this.deps.edo.stateOf(trx, auth.teamId, publicId);
+        await onCommit?.(trx, this.outcome(auth, row, links, info, this.undelivered(row, pending), edo));
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw conflict(publicId);
       throw err;
     }
-    return this.outcome(auth, row, links, info, await this.deliver(row, pending));
+    if (edoJob) this.deps.edo.notifyQueued();
+    const report = await this.deliver(row, pending);
+    return this.outcome(auth, row, links, info, report, await this.deps.edo.stateOf(this.deps.db, auth.teamId, publicId));
   }
 
   /**
@@ -308,7 +317,8 @@ export class InvoiceService {
       // The same document again: nothing to change, and a locked document takes no new revision
       // (nor a new modifier), so the answer is the document as it is.
       const links = await repo.listShareLinks(this.deps.db, auth.teamId, publicId);
-      return this.outcome(auth, current, links, info, { notifications: storedNotifications(current), status: 200, delivered: false });
+      const edo = await this.deps.edo.stateOf(this.deps.db, auth.teamId, publicId);
+      return this.outcome(auth, current, links, info, { notifications: storedNotifications(current), status: 200, delivered: false }, edo);
     }
     if (!canMoveSellerStatus(from, to)) {
       throw new ApiError('invalid_status_transition', {
@@ -320,6 +330,7 @@ export class InvoiceService {
     const next: InvoiceRow = { ...current, ...values, revision: current.revision + 1, api_updated_at: apiUpdatedAt } as InvoiceRow;
     let links: ShareLinkRow[] = [];
     let pending: PendingNotifications | null = null;
+    let edoJob: string | null = null;
     const applied = await this.deps.db.transaction().execute(async (trx) => {
       const ok = await repo.updateInvoice(trx, auth.teamId, publicId, current.revision, {
         ...values,
@@ -343,10 +354,13 @@ export class InvoiceService {
       await repo.replaceItems(trx, auth.teamId, publicId, itemRows(auth.teamId, publicId, prepared.invoice));
       links = await syncShareLinks(trx, auth.teamId, publicId, prepared.invoice.api_recipients, now);
       pending = prepared.envelope.notify ? await this.enqueueNotifications(trx, auth, next, prepared, links) : null;
+      edoJob = await this.deps.edo.planSync(trx, edoSyncRequest(next, prepared.invoice));
       return true;
     });
     if (!applied) return null;
-    return this.outcome(auth, next, links, info, await this.deliver(next, pending));
+    if (edoJob) this.deps.edo.notifyQueued();
+    const report = await this.deliver(next, pending);
+    return this.outcome(auth, next, links, info, report, await this.deps.edo.stateOf(this.deps.db, auth.teamId, publicId));
   }
 
   private async demoWrite(
@@ -369,7 +383,7 @@ export class InvoiceService {
     const report = envelope.notify
       ? this.deps.notifications.demoOutcome(publicId, prepared.invoice)
       : this.undelivered(row, null);
-    return this.outcome(auth, row, links, info, report, { public_id: publicId, package_public_id: row.package_public_id });
+    return this.outcome(auth, row, links, info, report, null, { public_id: publicId, package_public_id: row.package_public_id });
   }
 
   private outcome(
@@ -378,9 +392,10 @@ export class InvoiceService {
     links: ShareLinkRow[],
     info: RequestInfo,
     report: DeliveryReport,
+    edo: EdoSync | null,
     demoGuids?: Record<string, string>,
   ): WriteOutcome {
-    const ctx = this.viewContext(auth, info, report.notifications, demoGuids);
+    const ctx = this.viewContext(auth, info, report.notifications, edo, demoGuids);
     const body = buildInvoiceResponse(row, links, ctx);
     return { status: report.status, body, etag: etagOf(row.public_id, row.revision), replayed: false };
   }
@@ -389,6 +404,7 @@ export class InvoiceService {
     auth: AuthContext,
     info: RequestInfo,
     notifications: InvoiceWriteResponse['notifications'],
+    edo: EdoSync | null,
     demoGuids?: Record<string, string>,
   ): ViewContext {
     return {
@@ -398,6 +414,7 @@ export class InvoiceService {
       caller: { keyId: auth.keyId, keyName: auth.keyName },
       request: info,
       notifications,
+      edo,
       ...(demoGuids ? { demo: { guids: demoGuids } } : {}),
     };
   }

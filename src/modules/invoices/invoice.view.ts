@@ -3,6 +3,7 @@
  * Pure: links, totals, QR and labels are derived here and nowhere else, so GET, create,
  * update and demo mode answer alike.
  */
+import type { EdoSync } from '../edo/index.js';
 import type { InvoiceRow, ShareLinkRow } from '../../db/types.js';
 import { amountInWords, type AmountInWordsCurrency } from '../rendering/amount-in-words.js';
 import { buildPaymentQrPayload, QrPayloadError } from '../rendering/qr-payload.js';
@@ -22,6 +23,8 @@ export interface ViewContext {
   caller: { keyId: number; keyName: string };
   request: { host: string; requestId: string };
   notifications: InvoiceWriteResponse['notifications'];
+  /** The document's EDO synchronization; null when it never started. */
+  edo: EdoSync | null;
   demo?: { guids: Record<string, string> };
 }
 
@@ -205,6 +208,7 @@ export function buildInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[], ctx
       status,
       validation,
       notifications: ctx.notifications,
+      edo: ctx.edo,
       api_recipients: apiRecipients,
       links: links_,
     },

@@ -22,6 +22,7 @@ export {
   type NotificationLogger,
   type PendingNotifications,
 } from './notification.service.js';
+export { markBuyerSent } from './invoice-status.repository.js';
 export { emptyOutcome } from './outcome.js';
 export type { NotifiableDocument, NotificationRequest } from './plan.js';
 export { isValidEmailAddress, resolveRecipients } from './recipients.js';

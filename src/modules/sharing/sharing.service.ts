@@ -311,12 +311,18 @@ export class SharingService {
    * moved on to a newer revision (the recipient's link shows the current one) or is gone.
    */
   async revisionPdf(teamId: string, publicId: string, revision: number): Promise<BinaryFile | null> {
+    const current = await this.currentPdf(teamId, publicId, `mail:${publicId}:${revision}`);
+    return current && current.revision === revision ? current.file : null;
+  }
+
+  /** The PDF of the document as it is now, with its revision (for background jobs: e-mail, EDO). */
+  async currentPdf(teamId: string, publicId: string, requestId: string): Promise<{ revision: number; file: BinaryFile } | null> {
     const auth = await this.deps.auth.signedLinkContext(teamId, 'mail');
     if (!auth) return null;
-    const stored = await this.read(auth, publicId, { host: '', requestId: `mail:${publicId}:${revision}` }).catch(notFoundAsNull);
-    if (!stored || stored.body.metadata.revision !== revision) return null;
+    const stored = await this.read(auth, publicId, { host: '', requestId }).catch(notFoundAsNull);
+    if (!stored) return null;
     const model = toPrintModel(stored.body);
-    return { body: await renderInvoicePdf(model), filename: pdfFilenames(model) };
+    return { revision: stored.body.metadata.revision ?? 0, file: { body: await renderInvoicePdf(model), filename: pdfFilenames(model) } };
   }
 
   // --- helpers ------------------------------------------------------------------------------

@@ -6,4 +6,4 @@
  */
 export { sharingRoutes, PAGE_CSP } from './sharing.routes.js';
 export { SharingService, PageError, PORTAL_ACTOR, type SharingServiceDeps } from './sharing.service.js';
-export { pdfAttachments } from './mail-attachments.js';
+export { edoDocumentFiles, pdfAttachments } from './mail-attachments.js';

@@ -111,6 +111,7 @@ export function responseFor(doc: Record<string, unknown>, row: Partial<InvoiceRo
   return buildInvoiceResponse(base, [link('buyer', 'buyer-token-0001'), link('colleague', 'colleague-token-1')], {
     bases: BASES,
     now: NOW,
+    edo: null,
     tariff: DEFAULT_TARIFF,
     caller: { keyId: 1, keyName: 'main' },
     request: { host: 'api.example', requestId: 'req-1' },

@@ -1,0 +1,214 @@
+/**
+ * SQL of EDO synchronization: jobs, incoming links and the feed cursor. Statements about a
+ * document take the team; the change feed enters by job id or operator document id (globally
+ * unique, see the migration) and continues with the team of the job it found.
+ */
+import type { Executor } from '../../db/database.js';
+import type { EdoJobRow, EdoJobStatus, EdoJobsTable, EdoLinkRow, EdoLinksTable, OutboxRow } from '../../db/types.js';
+
+export async function insertJob(db: Executor, row: EdoJobsTable): Promise<void> {
+  await db.insertInto('edo_jobs').values(row).execute();
+}
+
+/** The document's jobs, newest revision first. */
+export async function listDocumentJobs(db: Executor, teamId: string, publicId: string): Promise<EdoJobRow[]> {
+  return db
+    .selectFrom('edo_jobs')
+    .selectAll()
+    .where('team_id', '=', teamId)
+    .where('public_id', '=', publicId)
+    .orderBy('revision', 'desc')
+    .orderBy('queued_at', 'desc')
+    .execute();
+}
+
+/** The newest job that was not superseded, with its outbox row (attempts, retry time, error). */
+export async function findCurrentJob(
+  db: Executor,
+  teamId: string,
+  publicId: string,
+): Promise<{ job: EdoJobRow; outbox: OutboxRow | null } | null> {
+  const job = await db
+    .selectFrom('edo_jobs')
+    .selectAll()
+    .where('team_id', '=', teamId)
+    .where('public_id', '=', publicId)
+    .where('status', '!=', 'superseded')
+    .orderBy('revision', 'desc')
+    .orderBy('queued_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!job) return null;
+  const outbox = await db
+    .selectFrom('outbox')
+    .selectAll()
+    .where('team_id', '=', teamId)
+    .where('id', '=', job.job_id)
+    .executeTakeFirst();
+  return { job, outbox: outbox ?? null };
+}
+
+export async function listLinks(db: Executor, teamId: string, publicId: string, limit: number): Promise<EdoLinkRow[]> {
+  return db
+    .selectFrom('edo_links')
+    .selectAll()
+    .where('team_id', '=', teamId)
+    .where('public_id', '=', publicId)
+    .orderBy('received_at')
+    .orderBy('link_document_id')
+    .limit(limit)
+    .execute();
+}
+
+/** Jobs still waiting in the outbox (not claimed): superseded by a newer revision or a change that stops sync. */
+export async function supersedeWaitingJobs(db: Executor, teamId: string, publicId: string, now: string): Promise<number> {
+  const waiting = await db
+    .selectFrom('outbox')
+    .select('id')
+    .where('team_id', '=', teamId)
+    .where('public_id', '=', publicId)
+    .where('kind', '=', 'edo_send')
+    .where('state', '=', 'pending')
+    .execute();
+  if (waiting.length === 0) return 0;
+  const ids = waiting.map((w) => w.id);
+  const result = await db
+    .updateTable('outbox')
+    .set({ state: 'superseded', updated_at: now })
+    .where('team_id', '=', teamId)
+    .where('id', 'in', ids)
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  await db
+    .updateTable('edo_jobs')
+    .set({ status: 'superseded', updated_at: now })
+    .where('team_id', '=', teamId)
+    .where('job_id', 'in', ids)
+    .where('status', '=', 'queued')
+    .execute();
+  return Number(result.numUpdatedRows);
+}
+
+/** Finds the job an operator event is about: by our job id first, else by the operator's document id. */
+export async function findJobForEvent(db: Executor, jobId: string | null, operatorDocumentId: string): Promise<EdoJobRow | null> {
+  if (jobId) {
+    const byJob = await db.selectFrom('edo_jobs').selectAll().where('job_id', '=', jobId).executeTakeFirst();
+    if (byJob) return byJob;
+  }
+  const byDocument = await db
+    .selectFrom('edo_jobs')
+    .selectAll()
+    .where('operator_document_id', '=', operatorDocumentId)
+    .orderBy('revision', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return byDocument ?? null;
+}
+
+/**
+ * Compare-and-set of a job's operator-reported columns: applied only while the status is still
+ * `expected`, so the worker and the feed reader never overwrite each other's newer news.
+ */
+export async function updateJobIf(
+  db: Executor,
+  teamId: string,
+  jobId: string,
+  expected: EdoJobStatus,
+  values: Partial<Omit<EdoJobsTable, 'team_id' | 'job_id'>>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('edo_jobs')
+    .set(values)
+    .where('team_id', '=', teamId)
+    .where('job_id', '=', jobId)
+    .where('status', '=', expected)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function findJob(db: Executor, teamId: string, jobId: string): Promise<EdoJobRow | null> {
+  const row = await db.selectFrom('edo_jobs').selectAll().where('team_id', '=', teamId).where('job_id', '=', jobId).executeTakeFirst();
+  return row ?? null;
+}
+
+/** Attaches a linked document once (the operator's id of it is the key). True when new. */
+export async function insertLink(db: Executor, row: EdoLinksTable): Promise<boolean> {
+  const result = await db
+    .insertInto('edo_links')
+    .values(row)
+    .onConflict((oc) => oc.columns(['team_id', 'public_id', 'link_document_id']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+/** The operator reported the document delivered: a send still waiting for a retry is done. */
+export async function settleOutboxRow(db: Executor, teamId: string, jobId: string, now: string): Promise<void> {
+  await db
+    .updateTable('outbox')
+    .set({ state: 'sent', sent_at: now, updated_at: now, next_attempt_at: now })
+    .where('team_id', '=', teamId)
+    .where('id', '=', jobId)
+    .where('state', 'in', ['pending', 'failed'])
+    .execute();
+}
+
+// --- the change-feed cursor ----------------------------------------------------------------
+
+export interface FeedLease {
+  feed: string;
+  cursor: string | null;
+}
+
+/** Takes the feed's lease for `owner` (creating the feed row on first use); null when another holds it. */
+export async function claimFeed(db: Executor, feed: string, owner: string, now: string, leaseUntil: string): Promise<FeedLease | null> {
+  await db
+    .insertInto('edo_feeds')
+    .values({ feed, cursor: null, locked_by: null, locked_until: null, events_applied: 0, last_polled_at: null, last_error: null, updated_at: now })
+    .onConflict((oc) => oc.column('feed').doNothing())
+    .execute();
+  const result = await db
+    .updateTable('edo_feeds')
+    .set({ locked_by: owner, locked_until: leaseUntil, updated_at: now })
+    .where('feed', '=', feed)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) return null;
+  const row = await db.selectFrom('edo_feeds').select(['feed', 'cursor']).where('feed', '=', feed).where('locked_by', '=', owner).executeTakeFirst();
+  return row ?? null;
+}
+
+/** Stores the cursor after a page was applied; false when the lease was lost. */
+export async function advanceFeed(
+  db: Executor,
+  feed: string,
+  owner: string,
+  values: { cursor: string | null; applied: number; now: string; leaseUntil: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('edo_feeds')
+    .set((eb) => ({
+      cursor: values.cursor,
+      events_applied: eb('events_applied', '+', values.applied),
+      last_polled_at: values.now,
+      last_error: null,
+      locked_until: values.leaseUntil,
+      updated_at: values.now,
+    }))
+    .where('feed', '=', feed)
+    .where('locked_by', '=', owner)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function releaseFeed(db: Executor, feed: string, owner: string, now: string, error: string | null): Promise<void> {
+  await db
+    .updateTable('edo_feeds')
+    .set({ locked_by: null, locked_until: null, last_polled_at: now, last_error: error, updated_at: now })
+    .where('feed', '=', feed)
+    .where('locked_by', '=', owner)
+    .execute();
+}
+
+export async function readFeed(db: Executor, feed: string) {
+  return db.selectFrom('edo_feeds').selectAll().where('feed', '=', feed).executeTakeFirst();
+}

@@ -1,0 +1,462 @@
+/**
+ * EDO synchronization of documents (spec 1.7, docs/edo.md), through the outbox (CONVENTIONS
+ * rule 11):
+ *
+ * 1. `planSync(trx, request)` inside the document's transaction: when the document carries
+ *    `buyer_edo_id` and is issued (or paid), and what would be sent differs from the last job,
+ *    one job: an `edo_jobs` row and an outbox row of kind `edo_send` with the same id.
+ * 2. `EdoWorker` claims due sends with a lease, attempts each once through the operator port
+ *    (idempotent by job id), and reschedules failures with exponential backoff.
+ * 3. `pollFeed` reads the operator's change feed under a lease: delivery, acceptance, rejection
+ *    and incoming links, applied idempotently; the cursor advances only after a page is applied.
+ */
+import type { Db, DatabaseHandle, Executor } from '../../db/database.js';
+import * as outbox from '../../db/outbox.js';
+import type { EdoJobRow, EdoJobStatus, OutboxRow } from '../../db/types.js';
+import { retryDelayMs, type WorkLogger } from '../../shared/background-work.js';
+import { isoNow, type Clock } from '../../shared/clock.js';
+import { randomToken } from '../../shared/tokens.js';
+import { markBuyerSent } from '../notifications/index.js';
+import { EdoOperatorError, type EdoEvent, type EdoOperator, type EdoOutgoingDocument } from './edo-operator.js';
+import { resolveEdoPolicy, type EdoPolicy } from './edo-policy.js';
+import type { EdoSync } from './edo.schemas.js';
+import * as repo from './edo.repository.js';
+
+/** The document's printable file now, with its revision; null when the document is gone. */
+export type EdoFileProvider = (document: {
+  teamId: string;
+  publicId: string;
+  jobId: string;
+}) => Promise<{ revision: number; file: EdoOutgoingDocument['file'] } | null>;
+
+export interface EdoServiceDeps {
+  database: Pick<DatabaseHandle, 'db' | 'dialect'>;
+  clock: Clock;
+  operator: EdoOperator;
+  policy?: Partial<EdoPolicy>;
+  files?: EdoFileProvider;
+  logger?: WorkLogger;
+}
+
+/** What a document write tells EDO sync (inside its transaction). */
+export interface EdoSyncRequest {
+  teamId: string;
+  publicId: string;
+  revision: number;
+  sellerStatus: string;
+  /** The seller organization's participant id (organizations.edo_id). */
+  sellerEdoId: string | null;
+  buyerEdoId: string | null;
+  /** Hash of what would be sent: the document without seller_status, and both participant ids. */
+  contentHash: string;
+  document: EdoOutgoingDocument['document'];
+}
+
+interface SendPayload {
+  v: 1;
+  sender: string;
+  recipient: string;
+  document: EdoOutgoingDocument['document'];
+}
+
+/** Sync runs for documents that are out to the buyer: drafts wait, cancelled ones stop it. */
+const SYNCED_SELLER_STATUSES = new Set(['issued', 'paid']);
+
+/** How far along a job is; news never moves it backwards. */
+const RANK: Record<EdoJobStatus, number> = { superseded: -1, failed: 0, queued: 0, sent: 1, delivered: 2, accepted: 3, rejected: 3 };
+
+const LINKS_SHOWN = 100;
+
+const noopLogger: WorkLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+export class EdoService {
+  readonly policy: EdoPolicy;
+  private readonly db: Db;
+  private readonly logger: WorkLogger;
+  private files: EdoFileProvider | undefined;
+  private readonly queuedListeners: (() => void)[] = [];
+
+  constructor(private readonly deps: EdoServiceDeps) {
+    this.policy = resolveEdoPolicy(deps.policy);
+    this.db = deps.database.db;
+    this.logger = deps.logger ?? noopLogger;
+    this.files = deps.files;
+  }
+
+  get operator(): EdoOperator {
+    return this.deps.operator;
+  }
+
+  /**
+   * Sets the file source after construction: the PDF comes from the pages module, which is
+   * built on top of the documents service that in turn needs this one.
+   */
+  useFiles(provider: EdoFileProvider): void {
+    this.files = provider;
+  }
+
+  /** Calls `listener` whenever a job was queued and committed (the worker sends it at once). */
+  onQueued(listener: () => void): void {
+    this.queuedListeners.push(listener);
+  }
+
+  /** After the commit of a transaction whose planSync queued a job. */
+  notifyQueued(): void {
+    for (const listener of this.queuedListeners) listener();
+  }
+
+  /**
+   * Inside the document's transaction, after the document row is written. Returns the id of the
+   * job queued, or null when nothing is to be sent.
+   */
+  async planSync(trx: Executor, request: EdoSyncRequest): Promise<string | null> {
+    const now = isoNow(this.deps.clock);
+    const { teamId, publicId } = request;
+    const buyer = request.buyerEdoId;
+    if (!buyer || !SYNCED_SELLER_STATUSES.has(request.sellerStatus)) {
+      // Nothing to send any more: sends still waiting are dropped (a send under way finishes).
+      await repo.supersedeWaitingJobs(trx, teamId, publicId, now);
+      return null;
+    }
+    const latest = (await repo.listDocumentJobs(trx, teamId, publicId)).find((j) => j.status !== 'superseded');
+    if (latest && latest.content_hash === request.contentHash && latest.status !== 'failed') return null;
+    await repo.supersedeWaitingJobs(trx, teamId, publicId, now);
+
+    const jobId = randomToken(16);
+    const seller = request.sellerEdoId;
+    const refused = seller ? null : { code: 'seller_edo_id_missing', error: 'the seller organization has no EDO participant id (edo_id)' };
+    const payload: SendPayload = { v: 1, sender: seller ?? '', recipient: buyer, document: request.document };
+    await outbox.insertOutboxRows(trx, [
+      {
+        team_id: teamId,
+        id: jobId,
+        kind: 'edo_send',
+        public_id: publicId,
+        revision: request.revision,
+        position: 0,
+        recipient: buyer,
+        idem_key: `edo:${publicId}:${request.revision}`,
+        message_id: jobId,
+        payload: JSON.stringify(payload),
+        state: refused ? 'failed' : 'pending',
+        attempts: 0,
+        max_attempts: this.policy.maxAttempts,
+        next_attempt_at: now,
+        locked_by: null,
+        locked_until: null,
+        last_error: refused?.error ?? null,
+        last_error_code: refused?.code ?? null,
+        sent_at: null,
+        created_at: now,
+        updated_at: now,
+      },
+    ]);
+    await repo.insertJob(trx, {
+      team_id: teamId,
+      job_id: jobId,
+      public_id: publicId,
+      revision: request.revision,
+      operator: this.deps.operator.kind,
+      seller_edo_id: seller,
+      buyer_edo_id: buyer,
+      content_hash: request.contentHash,
+      status: refused ? 'failed' : 'queued',
+      operator_document_id: null,
+      rejection_reason: null,
+      queued_at: now,
+      sent_at: null,
+      delivered_at: null,
+      accepted_at: null,
+      rejected_at: null,
+      failed_at: refused ? now : null,
+      updated_at: now,
+    });
+    return refused ? null : jobId;
+  }
+
+  /** `metadata.edo`: the newest job's state and the incoming links; null when sync never started. */
+  async stateOf(db: Executor, teamId: string, publicId: string): Promise<EdoSync | null> {
+    const current = await repo.findCurrentJob(db, teamId, publicId);
+    if (!current) return null;
+    const links = await repo.listLinks(db, teamId, publicId, LINKS_SHOWN);
+    return toEdoSync(current.job, current.outbox, links);
+  }
+
+  // --- sending ------------------------------------------------------------------------------
+
+  /** Claims up to `limit` due sends (retries due, leases lapsed) for `owner`. */
+  async claimDue(owner: string, limit: number): Promise<OutboxRow[]> {
+    const now = this.deps.clock.now();
+    if (!(await outbox.anyDue(this.db, now.toISOString(), ['edo_send']))) return [];
+    return outbox.claimDueRows(this.db, this.deps.database.dialect, {
+      now: now.toISOString(),
+      leaseUntil: new Date(now.getTime() + this.policy.leaseMs).toISOString(),
+      owner,
+      limit,
+      kinds: ['edo_send'],
+    });
+  }
+
+  /**
+   * One attempt of one claimed send, recorded fenced by `owner`. Returns the job's new state,
+   * or null when the lease was lost meanwhile.
+   */
+  async attempt(row: OutboxRow, owner: string, signal: AbortSignal): Promise<'sent' | 'pending' | 'failed' | 'superseded' | null> {
+    const fence = { teamId: row.team_id, id: row.id, owner };
+    const renewedAt = this.deps.clock.now();
+    const leaseUntil = new Date(renewedAt.getTime() + this.policy.leaseMs).toISOString();
+    if (!(await outbox.renewLease(this.db, fence, renewedAt.toISOString(), leaseUntil))) return null;
+    if (row.attempts > row.max_attempts) {
+      // A claim that lapsed during the last attempt (its process died): give up, visibly.
+      const error = new EdoOperatorError(row.last_error ?? 'the last send attempt was interrupted', 'operator_unreachable', true);
+      return this.recordFailure(row, fence, error, true);
+    }
+    let receipt;
+    try {
+      const document = await this.documentFor(row);
+      if (document === 'superseded') return this.recordSuperseded(row, fence);
+      receipt = await this.deps.operator.send(document, signal);
+    } catch (err) {
+      const failure =
+        err instanceof EdoOperatorError
+          ? err
+          : new EdoOperatorError(`could not send: ${(err as Error).message ?? String(err)}`, 'operator_unreachable', false);
+      const final = failure.permanent || row.attempts >= row.max_attempts;
+      this.logger.warn(
+        { public_id: row.public_id, revision: row.revision, job_id: row.id, attempts: row.attempts, code: failure.code, final },
+        `EDO send failed: ${failure.message}`,
+      );
+      return this.recordFailure(row, fence, failure, final);
+    }
+    const now = isoNow(this.deps.clock);
+    const recorded = await this.db.transaction().execute(async (trx) => {
+      if (!(await outbox.markSent(trx, fence, now))) return false;
+      // The operator that actually took it (every node should share one EDO configuration).
+      const operator = this.deps.operator.kind;
+      await this.advanceJob(trx, row.team_id, row.id, 'sent', now, { operator_document_id: receipt.operatorDocumentId, sent_at: now, operator });
+      return true;
+    });
+    if (!recorded) return null;
+    if (receipt.status === 'delivered') await this.applyStatus(row.team_id, row.id, 'delivered', now, null, receipt.operatorDocumentId);
+    this.logger.info({ public_id: row.public_id, revision: row.revision, job_id: row.id, operator_document_id: receipt.operatorDocumentId }, 'EDO document sent');
+    return 'sent';
+  }
+
+  private async documentFor(row: OutboxRow): Promise<EdoOutgoingDocument | 'superseded'> {
+    const payload = JSON.parse(row.payload) as SendPayload;
+    if (!this.files) throw new EdoOperatorError('no document file source is configured', 'operator_unreachable', false);
+    let current;
+    try {
+      current = await this.files({ teamId: row.team_id, publicId: row.public_id, jobId: row.id });
+    } catch (err) {
+      throw new EdoOperatorError(`could not prepare the document file: ${(err as Error).message}`, 'document_unavailable', false);
+    }
+    if (!current) throw new EdoOperatorError('the document no longer exists', 'document_unavailable', true);
+    if (current.revision !== row.revision) {
+      // A later revision was saved. It either queued its own job (this one is superseded) or
+      // changed nothing that is sent (seller_status only): then this job sends the same content.
+      const newer = (await repo.listDocumentJobs(this.db, row.team_id, row.public_id)).some(
+        (j) => j.revision > row.revision && j.status !== 'superseded',
+      );
+      if (newer) return 'superseded';
+    }
+    return { jobId: row.id, sender: payload.sender, recipient: payload.recipient, document: payload.document, file: current.file };
+  }
+
+  private async recordFailure(
+    row: OutboxRow,
+    fence: outbox.Fence,
+    failure: EdoOperatorError,
+    final: boolean,
+  ): Promise<'pending' | 'failed' | null> {
+    const now = this.deps.clock.now();
+    const nowIso = now.toISOString();
+    if (final) {
+      const recorded = await this.db.transaction().execute(async (trx) => {
+        if (!(await outbox.markFailed(trx, fence, nowIso, failure.message, failure.code))) return false;
+        await repo.updateJobIf(trx, row.team_id, row.id, 'queued', { status: 'failed', failed_at: nowIso, updated_at: nowIso });
+        return true;
+      });
+      return recorded ? 'failed' : null;
+    }
+    const delay = Math.max(retryDelayMs(row.attempts, this.policy), failure.retryAfterMs ?? 0);
+    const next = new Date(now.getTime() + delay).toISOString();
+    return (await outbox.markRetry(this.db, fence, nowIso, next, failure.message, failure.code)) ? 'pending' : null;
+  }
+
+  private async recordSuperseded(row: OutboxRow, fence: outbox.Fence): Promise<'superseded' | null> {
+    const now = isoNow(this.deps.clock);
+    return this.db.transaction().execute(async (trx) => {
+      const done = await trx
+        .updateTable('outbox')
+        .set({ state: 'superseded', locked_by: null, locked_until: null, updated_at: now })
+        .where('team_id', '=', fence.teamId)
+        .where('id', '=', fence.id)
+        .where('state', '=', 'sending')
+        .where('locked_by', '=', fence.owner)
+        .executeTakeFirst();
+      if (Number(done.numUpdatedRows) !== 1) return null;
+      await repo.updateJobIf(trx, row.team_id, row.id, 'queued', { status: 'superseded', updated_at: now });
+      return 'superseded' as const;
+    });
+  }
+
+  // --- the change feed ----------------------------------------------------------------------
+
+  /**
+   * Reads the operator's change feed under the feed's lease (one reader at a time across every
+   * node) and applies it. Returns the events applied and whether more are ready now.
+   */
+  async pollFeed(owner: string, signal: AbortSignal): Promise<{ applied: number; more: boolean }> {
+    const feed = this.deps.operator.feedName;
+    const leaseFor = () => new Date(this.deps.clock.now().getTime() + this.policy.feedLeaseMs).toISOString();
+    const lease = await repo.claimFeed(this.db, feed, owner, isoNow(this.deps.clock), leaseFor());
+    if (!lease) return { applied: 0, more: false };
+    let cursor = lease.cursor;
+    let applied = 0;
+    let more = false;
+    try {
+      for (let page = 0; page < this.policy.feedPagesPerPoll; page++) {
+        const result = await this.deps.operator.fetchEvents(cursor, this.policy.feedPageSize, signal);
+        for (const event of result.events) await this.applyEvent(event);
+        // Advanced only now that every event of the page is applied: a crash re-reads the page,
+        // and applying an event twice changes nothing.
+        if (result.nextCursor !== null) cursor = result.nextCursor;
+        const kept = await repo.advanceFeed(this.db, feed, owner, {
+          cursor,
+          applied: result.events.length,
+          now: isoNow(this.deps.clock),
+          leaseUntil: leaseFor(),
+        });
+        applied += result.events.length;
+        if (!kept) return { applied, more: false };
+        more = result.hasMore;
+        if (!more) break;
+      }
+      await repo.releaseFeed(this.db, feed, owner, isoNow(this.deps.clock), null);
+      return { applied, more };
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.logger.warn({ feed, code: err instanceof EdoOperatorError ? err.code : undefined }, `EDO feed read failed: ${message}`);
+      await repo.releaseFeed(this.db, feed, owner, isoNow(this.deps.clock), message.slice(0, 500));
+      return { applied, more: false };
+    }
+  }
+
+  /** Applies one operator event; false when it is about no job of ours (ignored). */
+  async applyEvent(event: EdoEvent): Promise<boolean> {
+    const job = await repo.findJobForEvent(this.db, event.jobId, event.operatorDocumentId);
+    if (!job) {
+      this.logger.debug?.({ event_id: event.eventId, operator_document_id: event.operatorDocumentId }, 'EDO event about an unknown document skipped');
+      return false;
+    }
+    if (event.type === 'link') {
+      await repo.insertLink(this.db, {
+        team_id: job.team_id,
+        public_id: job.public_id,
+        link_document_id: event.link.operatorDocumentId,
+        job_id: job.job_id,
+        kind: event.link.kind,
+        title: event.link.title,
+        number: event.link.number,
+        date: event.link.date,
+        received_at: isoNow(this.deps.clock),
+      });
+      return true;
+    }
+    await this.applyStatus(job.team_id, job.job_id, event.status, event.at, event.reason, event.operatorDocumentId);
+    return true;
+  }
+
+  /** Moves a job forward to `status` (never back); delivery moves buyer_status to `sent`. */
+  private async applyStatus(
+    teamId: string,
+    jobId: string,
+    status: 'delivered' | 'accepted' | 'rejected',
+    at: string,
+    reason: string | null,
+    operatorDocumentId: string,
+  ): Promise<void> {
+    const now = isoNow(this.deps.clock);
+    await this.db.transaction().execute(async (trx) => {
+      const job = await repo.findJob(trx, teamId, jobId);
+      if (!job) return;
+      const values = {
+        operator_document_id: job.operator_document_id ?? operatorDocumentId,
+        sent_at: job.sent_at ?? at,
+        delivered_at: job.delivered_at ?? at,
+        ...(status === 'accepted' ? { accepted_at: job.accepted_at ?? at } : {}),
+        ...(status === 'rejected' ? { rejected_at: job.rejected_at ?? at, rejection_reason: reason } : {}),
+      };
+      await this.advanceJob(trx, teamId, jobId, status, now, values);
+      // The operator has it: a send still waiting for a retry (its answer was lost) is done.
+      await repo.settleOutboxRow(trx, teamId, jobId, now);
+      await markBuyerSent(trx, teamId, job.public_id);
+    });
+  }
+
+  /** Sets `status` and `values` unless the job is already as far or further (compare-and-set). */
+  private async advanceJob(
+    db: Executor,
+    teamId: string,
+    jobId: string,
+    status: EdoJobStatus,
+    now: string,
+    values: Partial<EdoJobRow>,
+  ): Promise<void> {
+    for (let i = 0; i < 5; i++) {
+      const job = await repo.findJob(db, teamId, jobId);
+      if (!job) return;
+      // A superseded or given-up job still takes the operator's news: it is what happened.
+      const forward = RANK[status] > Math.max(RANK[job.status], 0);
+      const next = forward ? { ...values, status, updated_at: now } : { ...fillOnly(job, values), updated_at: now };
+      if (!forward && Object.keys(next).length === 1) return;
+      if (await repo.updateJobIf(db, teamId, jobId, job.status, next)) return;
+    }
+  }
+}
+
+/** The values that only fill columns still empty (news arriving after a later status). */
+function fillOnly(job: EdoJobRow, values: Partial<EdoJobRow>): Partial<EdoJobRow> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(values)) {
+    if (job[key as keyof EdoJobRow] === null && value !== null && value !== undefined) out[key] = value;
+  }
+  return out as Partial<EdoJobRow>;
+}
+
+function toEdoSync(job: EdoJobRow, row: OutboxRow | null, links: Awaited<ReturnType<typeof repo.listLinks>>): EdoSync {
+  const status = job.status === 'superseded' ? 'queued' : job.status;
+  const waiting = row !== null && row.state === 'pending' && status === 'queued';
+  const updated = row && row.updated_at > job.updated_at ? row.updated_at : job.updated_at;
+  return {
+    status,
+    operator: job.operator,
+    job_id: job.job_id,
+    revision: job.revision,
+    seller_edo_id: job.seller_edo_id,
+    buyer_edo_id: job.buyer_edo_id,
+    operator_document_id: job.operator_document_id,
+    attempts: row?.attempts ?? 0,
+    max_attempts: row?.max_attempts ?? 0,
+    next_attempt_at: waiting ? row.next_attempt_at : null,
+    last_error: row?.last_error ?? null,
+    last_error_code: row?.last_error_code ?? null,
+    rejection_reason: job.rejection_reason,
+    queued_at: job.queued_at,
+    sent_at: job.sent_at,
+    delivered_at: job.delivered_at,
+    accepted_at: job.accepted_at,
+    rejected_at: job.rejected_at,
+    failed_at: job.failed_at,
+    updated_at: updated,
+    links: links.map((l) => ({
+      document_id: l.link_document_id,
+      kind: l.kind,
+      title: l.title,
+      number: l.number,
+      date: l.date,
+      received_at: l.received_at,
+    })),
+  };
+}

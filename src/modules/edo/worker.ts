@@ -1,0 +1,104 @@
+/**
+ * The background side of EDO sync: sends due jobs (claimed with a lease, retried with backoff)
+ * and reads the operator's change feed. Runs in the server process by default and in
+ * `invoicing worker`; any number of workers may share one database.
+ */
+import { forEachLimited, newLeaseOwner, type WorkLogger } from '../../shared/background-work.js';
+import { PollingLoop } from '../../shared/polling-loop.js';
+import type { EdoService } from './edo.service.js';
+
+export interface EdoBatchResult {
+  claimed: number;
+  sent: number;
+  retrying: number;
+  failed: number;
+}
+
+export class EdoWorker {
+  readonly owner: string;
+  private readonly sends: PollingLoop;
+  private readonly feed: PollingLoop;
+  private readonly abort = new AbortController();
+
+  constructor(
+    private readonly service: EdoService,
+    options: { owner?: string; logger?: WorkLogger } = {},
+  ) {
+    this.owner = options.owner ?? newLeaseOwner();
+    const logger = options.logger;
+    const policy = service.policy;
+    this.sends = new PollingLoop(
+      async () => (await this.sendDue()).claimed >= policy.batchSize,
+      policy.pollIntervalMs,
+      (err) => logger?.error({ err, owner: this.owner }, 'EDO send batch failed'),
+    );
+    this.feed = new PollingLoop(
+      async () => (await this.readFeed()).more,
+      policy.feedIntervalMs,
+      (err) => logger?.error({ err, owner: this.owner }, 'EDO feed read failed'),
+    );
+    service.onQueued(() => this.wake());
+  }
+
+  /** Claims up to `batchSize` due sends and attempts each once. */
+  async sendDue(): Promise<EdoBatchResult> {
+    const policy = this.service.policy;
+    const rows = await this.service.claimDue(this.owner, policy.batchSize);
+    const result: EdoBatchResult = { claimed: rows.length, sent: 0, retrying: 0, failed: 0 };
+    await forEachLimited(rows, policy.concurrency, async (row) => {
+      const signal = AbortSignal.any([AbortSignal.timeout(policy.attemptTimeoutMs), this.abort.signal]);
+      const state = await this.service.attempt(row, this.owner, signal);
+      if (state === 'sent') result.sent++;
+      else if (state === 'pending') result.retrying++;
+      else if (state === 'failed') result.failed++;
+    });
+    return result;
+  }
+
+  /** One read of the change feed (several pages when they are ready). */
+  readFeed(): Promise<{ applied: number; more: boolean }> {
+    const signal = AbortSignal.any([AbortSignal.timeout(this.service.policy.attemptTimeoutMs), this.abort.signal]);
+    return this.service.pollFeed(this.owner, signal);
+  }
+
+  /** Sends and reads until nothing is due now (for the CLI and tests). */
+  async drain(): Promise<{ sends: EdoBatchResult; events: number }> {
+    const sends: EdoBatchResult = { claimed: 0, sent: 0, retrying: 0, failed: 0 };
+    for (;;) {
+      const r = await this.sendDue();
+      sends.claimed += r.claimed;
+      sends.sent += r.sent;
+      sends.retrying += r.retrying;
+      sends.failed += r.failed;
+      if (r.claimed < this.service.policy.batchSize) break;
+    }
+    let events = 0;
+    for (;;) {
+      const r = await this.readFeed();
+      events += r.applied;
+      if (!r.more) break;
+    }
+    return { sends, events };
+  }
+
+  start(): void {
+    this.sends.start();
+    this.feed.start();
+  }
+
+  /** A job was just queued: send it now instead of at the next poll. */
+  wake(): void {
+    this.sends.wake();
+  }
+
+  /** Stops polling and waits for the work under way; unfinished sends keep their lease. */
+  async stop(): Promise<void> {
+    await Promise.all([this.sends.stop(), this.feed.stop()]);
+  }
+
+  /** Stops at once: calls under way are aborted and recorded as failed attempts. */
+  async kill(): Promise<void> {
+    this.abort.abort();
+    await this.stop();
+  }
+}
