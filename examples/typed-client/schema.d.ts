@@ -556,7 +556,7 @@ export interface components {
                 } & {
                     [key: string]: unknown;
                 })[];
-                /** @description Warnings, stored and returned: INN, KPP, BIK and account checksums, unusual VAT rates, EDO id format. */
+                /** @description Warnings, stored and returned: INN, KPP, BIK and account checksums, unusual VAT rates, EDO id format, a seller without an EDO id (`seller_edo_id_missing`) when `buyer_edo_id` is given. */
                 warnings: ({
                     /** @description Path of the field, e.g. `seller.inn` or `items[2].vat_pct`. */
                     field: string;
@@ -656,7 +656,7 @@ export interface components {
                     } & {
                         [key: string]: unknown;
                     })[];
-                    /** @description Warnings, stored and returned: INN, KPP, BIK and account checksums, unusual VAT rates, EDO id format. */
+                    /** @description Warnings, stored and returned: INN, KPP, BIK and account checksums, unusual VAT rates, EDO id format, a seller without an EDO id (`seller_edo_id_missing`) when `buyer_edo_id` is given. */
                     warnings: ({
                         /** @description Path of the field, e.g. `seller.inn` or `items[2].vat_pct`. */
                         field: string;
@@ -1061,7 +1061,7 @@ export interface components {
                 } & {
                     [key: string]: unknown;
                 })[];
-                /** @description Warnings, stored and returned: INN, KPP, BIK and account checksums, unusual VAT rates, EDO id format. */
+                /** @description Warnings, stored and returned: INN, KPP, BIK and account checksums, unusual VAT rates, EDO id format, a seller without an EDO id (`seller_edo_id_missing`) when `buyer_edo_id` is given. */
                 warnings: ({
                     /** @description Path of the field, e.g. `seller.inn` or `items[2].vat_pct`. */
                     field: string;
@@ -1161,7 +1161,7 @@ export interface components {
                     } & {
                         [key: string]: unknown;
                     })[];
-                    /** @description Warnings, stored and returned: INN, KPP, BIK and account checksums, unusual VAT rates, EDO id format. */
+                    /** @description Warnings, stored and returned: INN, KPP, BIK and account checksums, unusual VAT rates, EDO id format, a seller without an EDO id (`seller_edo_id_missing`) when `buyer_edo_id` is given. */
                     warnings: ({
                         /** @description Path of the field, e.g. `seller.inn` or `items[2].vat_pct`. */
                         field: string;

@@ -39,7 +39,7 @@ export const ValidationOutcome = Type.Object(
     valid: Type.Boolean({ description: 'True when the document has no errors (a stored document always has none).' }),
     errors: Type.Array(ValidationIssue, { description: 'Errors; a write with errors is refused with 400.' }),
     warnings: Type.Array(ValidationIssue, {
-      description: 'Warnings, stored and returned: INN, KPP, BIK and account checksums, unusual VAT rates, EDO id format.',
+      description: 'Warnings, stored and returned: INN, KPP, BIK and account checksums, unusual VAT rates, EDO id format, a seller without an EDO id (`seller_edo_id_missing`) when `buyer_edo_id` is given.',
     }),
   },
   { description: 'Validation of the stored document.' },

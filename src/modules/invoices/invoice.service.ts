@@ -198,6 +198,13 @@ export class InvoiceService {
     // others do not depend on the seller, so the first validation's stand.
     const others = validated.warnings.filter((w) => !w.field.startsWith('seller.'));
     const warnings = [...others, ...requisiteWarnings(resolved.seller, 'seller')];
+    if (invoice.buyer_edo_id !== undefined && !resolved.organization.edo_id) {
+      warnings.push({
+        field: 'buyer_edo_id',
+        code: 'seller_edo_id_missing',
+        message: 'the seller organization has no EDO participant id (edo_id), so the document cannot be sent through EDO',
+      });
+    }
     return { envelope, invoice: filled, resolved, warnings };
   }
 

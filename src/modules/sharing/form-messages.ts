@@ -79,6 +79,8 @@ export function warningMessageRu(issue: Issue): string {
       return 'Необычная ставка НДС';
     case 'edo_id_format':
       return 'Идентификатор ЭДО в необычном формате';
+    case 'seller_edo_id_missing':
+      return 'У организации продавца нет идентификатора ЭДО: документ не будет отправлен через ЭДО';
     default:
       return issue.message;
   }

@@ -61,6 +61,14 @@ describe('EDO sync with the sandbox operator', () => {
     await t.app.edo.worker.readFeed();
     body = await edoOf(created.public_id);
     expect(body.metadata.edo).toMatchObject({ status: 'accepted', accepted_at: expect.any(String), rejection_reason: null });
+
+    // The seller's staff see it on the portal view page.
+    const page = await t.call({ method: 'GET', url: new URL(created.portal_view_url).pathname });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('ЭДО');
+    expect(page.body).toContain('принят покупателем');
+    expect(page.body).toContain('Извещение о получении');
+    expect(page.body).toContain('2BM-7728168971-2012052808301121');
   });
 
   it('simulates a rejection with its notice for a participant id containing REJECT', async () => {

@@ -212,6 +212,7 @@ describe('EDO sync with the HTTP connector', () => {
     expect(res.statusCode).toBe(200);
     const edo = res.json().metadata.edo;
     expect(edo).toMatchObject({ status: 'failed', seller_edo_id: null, attempts: 0, last_error_code: 'seller_edo_id_missing' });
+    expect(res.json().validation.warnings).toContainEqual(expect.objectContaining({ field: 'buyer_edo_id', code: 'seller_edo_id_missing' }));
     await sendDue();
     expect(gateway.sendRequests.some((r) => r.jobId === edo.job_id)).toBe(false);
     expect((await get(t, res.json().public_id, { 'x-api-key': BETA_KEY })).json().metadata.edo.status).toBe('failed');

@@ -81,8 +81,42 @@ describe('HTML escaping', () => {
     // The response's QR payload must stay a GOST string for the model to show the QR.
     const input = portalViewInput(response, { editUrl: hostile('/edit/x') });
     expect(input.model.buyer.name).toContain(XSS_SCRIPT);
-    const withWarnings = { ...input, warnings: [{ field: hostile('seller.inn'), message: hostile('bad') }], shareUnavailableReason: hostile('x'), saved: true };
-    expectSafe(renderPortalViewPage(withWarnings));
+    const withWarnings = {
+      ...input,
+      warnings: [{ field: hostile('seller.inn'), code: hostile('code'), message: hostile('bad') }],
+      shareUnavailableReason: hostile('x'),
+      saved: true,
+      // What an operator reports (titles, numbers, reasons, errors) is untrusted text too.
+      edo: mapStrings(
+        {
+          status: 'rejected' as const,
+          operator: 'http',
+          job_id: 'j',
+          revision: 1,
+          seller_edo_id: 's',
+          buyer_edo_id: 'b',
+          operator_document_id: 'd',
+          attempts: 2,
+          max_attempts: 10,
+          next_attempt_at: null,
+          last_error: 'e',
+          last_error_code: 'operator_unavailable',
+          rejection_reason: 'r',
+          queued_at: '2026-03-02T09:00:00.000Z',
+          sent_at: '2026-03-02T09:00:01.000Z',
+          delivered_at: '2026-03-02T09:00:02.000Z',
+          accepted_at: null,
+          rejected_at: '2026-03-02T09:00:03.000Z',
+          failed_at: null,
+          updated_at: '2026-03-02T09:00:03.000Z',
+          links: [{ document_id: 'l', kind: 'act', title: 't', number: 'n', date: 'd', received_at: '2026-03-02T09:00:03.000Z' }],
+        },
+        hostile,
+      ),
+    };
+    const page = renderPortalViewPage(withWarnings);
+    expectSafe(page);
+    expect(page).toContain('ЭДО');
   });
 
   it('edit page escapes every document field, message and parameter', () => {

@@ -3,7 +3,9 @@
  * every status, metadata (revision, who changed it and when), every link, whether sharing is
  * available, and the validation warnings stored with the document.
  */
+import type { EdoSync } from '../../edo/index.js';
 import type { InvoiceDetail, InvoiceWriteResponse } from '../../invoices/invoice.schemas.js';
+import { warningMessageRu } from '../form-messages.js';
 import { toPrintModel, type InvoicePrintModel } from '../../rendering/invoice-view-model.js';
 import { html, safeUrl, type SafeHtml } from './html.js';
 import { fieldLabel } from './field-labels.js';
@@ -32,7 +34,9 @@ export interface PortalViewPageInput {
   model: InvoicePrintModel;
   meta: PortalMeta;
   links: PortalLink[];
-  warnings: ReadonlyArray<{ field: string; message: string }>;
+  warnings: ReadonlyArray<{ field: string; code: string; message: string }>;
+  /** The EDO synchronization (metadata.edo); null when it never started. */
+  edo: EdoSync | null;
   /** Null when sharing is available; otherwise why the share links answer 404/403. */
   shareUnavailableReason: string | null;
   pdfUrl: string;
@@ -92,6 +96,7 @@ export function portalViewInput(
       ...links.recipients.map((r) => ({ label: `Ссылка получателя ${r.name ? `${r.name} <${r.email}>` : r.email}`, url: r.url })),
     ],
     warnings: response.validation.warnings,
+    edo: md.edo ?? null,
     shareUnavailableReason: gate && !gate.available ? gate.reason || 'unavailable' : null,
     pdfUrl: urls.pdfUrl ?? links.colleague_document_url,
     qrImageUrl: urls.qrImageUrl !== undefined ? urls.qrImageUrl : model.qr_payload ? `${links.colleague_url}/qr.png` : null,
@@ -133,8 +138,48 @@ function warningsSection(warnings: PortalViewPageInput['warnings']): SafeHtml | 
   if (warnings.length === 0) return null;
   return html`<div class="notice notice--warn" role="note" aria-labelledby="warnings-title">
 <h2 id="warnings-title">Предупреждения проверки</h2>
-<ul>${warnings.map((w) => html`<li>${fieldLabel(w.field)}: ${w.message}</li>`)}</ul>
+<ul>${warnings.map((w) => html`<li>${fieldLabel(w.field)}: ${warningMessageRu(w)}</li>`)}</ul>
 </div>`;
+}
+
+const EDO_STATUS: Record<string, string> = {
+  queued: 'в очереди на отправку',
+  sent: 'передан оператору',
+  delivered: 'доставлен покупателю',
+  accepted: 'принят покупателем',
+  rejected: 'отклонён покупателем',
+  failed: 'не отправлен',
+};
+
+/** EDO: where the document is, the last error, and the documents that came back. */
+function edoSection(edo: EdoSync | null): SafeHtml | null {
+  if (!edo) return null;
+  const row = (term: string, value: string | null | undefined) => (value ? html`<dt>${term}</dt><dd>${value}</dd>` : null);
+  const time = (iso: string | null) => (iso ? formatTimestampRu(iso) : null);
+  const waiting = edo.status === 'queued' && edo.attempts > 0;
+  return html`<section class="card" aria-labelledby="edo-title">
+<h2 id="edo-title">ЭДО</h2>
+<dl class="requisites">
+${row('Состояние', lookup(EDO_STATUS, edo.status))}
+${row('Отправитель', edo.seller_edo_id)}
+${row('Получатель', edo.buyer_edo_id)}
+${row('Ревизия', String(edo.revision))}
+${row('Попыток отправки', `${edo.attempts} из ${edo.max_attempts}`)}
+${row('Следующая попытка', waiting ? time(edo.next_attempt_at) : null)}
+${row('Последняя ошибка', edo.last_error)}
+${row('Причина отказа', edo.rejection_reason)}
+${row('Передан оператору', time(edo.sent_at))}
+${row('Доставлен', time(edo.delivered_at))}
+${row('Принят', time(edo.accepted_at))}
+${row('Отклонён', time(edo.rejected_at))}
+</dl>
+${
+  edo.links.length > 0
+    ? html`<h3>Связанные документы</h3>
+<ul>${edo.links.map((l) => html`<li>${l.title}${l.number ? html` № ${l.number}` : null}${l.date ? html` от ${l.date}` : null}</li>`)}</ul>`
+    : null
+}
+</section>`;
 }
 
 /** Renders the portal view page (HTTP 200). */
@@ -151,6 +196,7 @@ ${partiesSection(model)}
 ${itemsSection(model)}
 ${signersLine(model)}
 ${linksSection(input)}
+${edoSection(input.edo)}
 ${metaSection(input.meta)}`;
 
   return renderPage({ title: `${model.document_title} — портал`, header: 'Портал: просмотр счёта', main, assetPrefix: input.assetPrefix });
