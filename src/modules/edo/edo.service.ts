@@ -12,13 +12,13 @@
  */
 import type { Db, DatabaseHandle, Executor } from '../../db/database.js';
 import * as outbox from '../../db/outbox.js';
-import type { EdoJobRow, EdoJobStatus, OutboxRow } from '../../db/types.js';
+import type { OutboxRow } from '../../db/types.js';
 import { retryDelayMs, type WorkLogger } from '../../shared/background-work.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
 import { randomToken } from '../../shared/tokens.js';
-import { markBuyerSent } from '../notifications/index.js';
 import { EdoOperatorError, type EdoEvent, type EdoOperator, type EdoOutgoingDocument } from './edo-operator.js';
 import { resolveEdoPolicy, type EdoPolicy } from './edo-policy.js';
+import { advanceJob, applyStatus, toEdoSync } from './edo-jobs.js';
 import type { EdoSync } from './edo.schemas.js';
 import * as repo from './edo.repository.js';
 
@@ -61,9 +61,6 @@ interface SendPayload {
 
 /** Sync runs for documents that are out to the buyer: drafts wait, cancelled ones stop it. */
 const SYNCED_SELLER_STATUSES = new Set(['issued', 'paid']);
-
-/** How far along a job is; news never moves it backwards. */
-const RANK: Record<EdoJobStatus, number> = { superseded: -1, failed: 0, queued: 0, sent: 1, delivered: 2, accepted: 3, rejected: 3 };
 
 const LINKS_SHOWN = 100;
 
@@ -233,11 +230,11 @@ export class EdoService {
       if (!(await outbox.markSent(trx, fence, now))) return false;
       // The operator that actually took it (every node should share one EDO configuration).
       const operator = this.deps.operator.kind;
-      await this.advanceJob(trx, row.team_id, row.id, 'sent', now, { operator_document_id: receipt.operatorDocumentId, sent_at: now, operator });
+      await advanceJob(trx, row.team_id, row.id, 'sent', now, { operator_document_id: receipt.operatorDocumentId, sent_at: now, operator });
       return true;
     });
     if (!recorded) return null;
-    if (receipt.status === 'delivered') await this.applyStatus(row.team_id, row.id, 'delivered', now, null, receipt.operatorDocumentId);
+    if (receipt.status === 'delivered') await applyStatus(this.db, { teamId: row.team_id, jobId: row.id, status: 'delivered', at: now, reason: null, operatorDocumentId: receipt.operatorDocumentId, now });
     this.logger.info({ public_id: row.public_id, revision: row.revision, job_id: row.id, operator_document_id: receipt.operatorDocumentId }, 'EDO document sent');
     return 'sent';
   }
@@ -364,99 +361,15 @@ export class EdoService {
       });
       return true;
     }
-    await this.applyStatus(job.team_id, job.job_id, event.status, event.at, event.reason, event.operatorDocumentId);
+    await applyStatus(this.db, {
+      teamId: job.team_id,
+      jobId: job.job_id,
+      status: event.status,
+      at: event.at,
+      reason: event.reason,
+      operatorDocumentId: event.operatorDocumentId,
+      now: isoNow(this.deps.clock),
+    });
     return true;
   }
-
-  /** Moves a job forward to `status` (never back); delivery moves buyer_status to `sent`. */
-  private async applyStatus(
-    teamId: string,
-    jobId: string,
-    status: 'delivered' | 'accepted' | 'rejected',
-    at: string,
-    reason: string | null,
-    operatorDocumentId: string,
-  ): Promise<void> {
-    const now = isoNow(this.deps.clock);
-    await this.db.transaction().execute(async (trx) => {
-      const job = await repo.findJob(trx, teamId, jobId);
-      if (!job) return;
-      const values = {
-        operator_document_id: job.operator_document_id ?? operatorDocumentId,
-        sent_at: job.sent_at ?? at,
-        delivered_at: job.delivered_at ?? at,
-        ...(status === 'accepted' ? { accepted_at: job.accepted_at ?? at } : {}),
-        ...(status === 'rejected' ? { rejected_at: job.rejected_at ?? at, rejection_reason: reason } : {}),
-      };
-      await this.advanceJob(trx, teamId, jobId, status, now, values);
-      // The operator has it: a send still waiting for a retry (its answer was lost) is done.
-      await repo.settleOutboxRow(trx, teamId, jobId, now);
-      await markBuyerSent(trx, teamId, job.public_id);
-    });
-  }
-
-  /** Sets `status` and `values` unless the job is already as far or further (compare-and-set). */
-  private async advanceJob(
-    db: Executor,
-    teamId: string,
-    jobId: string,
-    status: EdoJobStatus,
-    now: string,
-    values: Partial<EdoJobRow>,
-  ): Promise<void> {
-    for (let i = 0; i < 5; i++) {
-      const job = await repo.findJob(db, teamId, jobId);
-      if (!job) return;
-      // A superseded or given-up job still takes the operator's news: it is what happened.
-      const forward = RANK[status] > Math.max(RANK[job.status], 0);
-      const next = forward ? { ...values, status, updated_at: now } : { ...fillOnly(job, values), updated_at: now };
-      if (!forward && Object.keys(next).length === 1) return;
-      if (await repo.updateJobIf(db, teamId, jobId, job.status, next)) return;
-    }
-  }
-}
-
-/** The values that only fill columns still empty (news arriving after a later status). */
-function fillOnly(job: EdoJobRow, values: Partial<EdoJobRow>): Partial<EdoJobRow> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(values)) {
-    if (job[key as keyof EdoJobRow] === null && value !== null && value !== undefined) out[key] = value;
-  }
-  return out as Partial<EdoJobRow>;
-}
-
-function toEdoSync(job: EdoJobRow, row: OutboxRow | null, links: Awaited<ReturnType<typeof repo.listLinks>>): EdoSync {
-  const status = job.status === 'superseded' ? 'queued' : job.status;
-  const waiting = row !== null && row.state === 'pending' && status === 'queued';
-  const updated = row && row.updated_at > job.updated_at ? row.updated_at : job.updated_at;
-  return {
-    status,
-    operator: job.operator,
-    job_id: job.job_id,
-    revision: job.revision,
-    seller_edo_id: job.seller_edo_id,
-    buyer_edo_id: job.buyer_edo_id,
-    operator_document_id: job.operator_document_id,
-    attempts: row?.attempts ?? 0,
-    max_attempts: row?.max_attempts ?? 0,
-    next_attempt_at: waiting ? row.next_attempt_at : null,
-    last_error: row?.last_error ?? null,
-    last_error_code: row?.last_error_code ?? null,
-    rejection_reason: job.rejection_reason,
-    queued_at: job.queued_at,
-    sent_at: job.sent_at,
-    delivered_at: job.delivered_at,
-    accepted_at: job.accepted_at,
-    rejected_at: job.rejected_at,
-    failed_at: job.failed_at,
-    updated_at: updated,
-    links: links.map((l) => ({
-      document_id: l.link_document_id,
-      kind: l.kind,
-      title: l.title,
-      number: l.number,
-      date: l.date,
-      received_at: l.received_at,
-    })),
-  };
 }

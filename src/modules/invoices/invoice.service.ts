@@ -10,12 +10,13 @@ import { ApiError } from '../../shared/errors.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
 import { randomToken } from '../../shared/tokens.js';
 import type { EdoService, EdoSync } from '../edo/index.js';
-import { type DeliveryReport, type NotificationService, type PendingNotifications } from '../notifications/index.js';
+import type { DeliveryReport, NotificationService } from '../notifications/index.js';
 import type { LinkBases } from '../sharing/index.js';
 import type { AuthContext } from '../teams/index.js';
 import { parseWriteEnvelope, type WriteEnvelope } from './envelope.js';
 import { IdempotencyStore, requestHash } from './idempotency.js';
 import type { InvoiceList, InvoiceRevisionList, ListQuery } from './invoice-requests.schemas.js';
+import { WriteEffects, type QueuedEffects } from './invoice-effects.js';
 import { buildListItem, buildRevisionList, DemoDocuments } from './invoice-read.js';
 import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
 import { buildInvoiceResponse, etagOf, type ViewContext } from './invoice.view.js';
@@ -34,7 +35,6 @@ import {
   API_EDITOR,
   conflict,
   documentRowValues,
-  edoSyncRequest,
   editedBy,
   etagMatches,
   itemRows,
@@ -70,11 +70,13 @@ const MAX_UPDATE_ATTEMPTS = 5;
 export class InvoiceService {
   private readonly idempotency: IdempotencyStore;
   private readonly demo: DemoDocuments;
+  private readonly effects: WriteEffects;
 
   constructor(private readonly deps: InvoiceServiceDeps) {
     // A request that died after commit has its e-mails taken over by the worker after the lease.
     this.idempotency = new IdempotencyStore(deps.db, deps.clock, { deliveryLeaseMs: deps.notifications.policy.leaseMs });
     this.demo = new DemoDocuments(deps.bases, deps.demoPublicId);
+    this.effects = new WriteEffects({ notifications: deps.notifications, edo: deps.edo });
   }
 
   async create(auth: AuthContext, body: unknown, info: RequestInfo & { idempotencyKey: string | null }): Promise<WriteOutcome> {
@@ -136,7 +138,7 @@ export class InvoiceService {
     const row = await repo.findInvoice(this.deps.db, auth.teamId, publicId);
     if (!row) throw notFound(publicId);
     const links = await repo.listShareLinks(this.deps.db, auth.teamId, publicId);
-    const edo = await this.deps.edo.stateOf(this.deps.db, auth.teamId, publicId);
+    const edo = await this.effects.edoState(this.deps.db, row);
     const body = buildInvoiceResponse(row, links, this.viewContext(auth, info, storedNotifications(row), edo));
     return { body, etag: etagOf(publicId, row.revision) };
   }
@@ -236,67 +238,24 @@ export class InvoiceService {
       payment_reported_at: null,
     } as InvoiceRow;
     const links = newShareLinks(auth.teamId, publicId, invoice.api_recipients, now);
-    let pending: PendingNotifications | null = null;
-    let edoJob: string | null = null;
+    let queued: QueuedEffects = { pending: null, edoJob: null };
     try {
       await this.deps.db.transaction().execute(async (trx) => {
         await repo.insertInvoice(trx, row);
         await repo.replaceItems(trx, auth.teamId, publicId, itemRows(auth.teamId, publicId, prepared.invoice));
         await repo.insertShareLinks(trx, links);
-        pending = envelope.notify ? await this.enqueueNotifications(trx, auth, row, prepared, links) : null;
-        edoJob = await this.deps.edo.planSync(trx, edoSyncRequest(row, prepared.invoice));
-        const edo = await this.deps.edo.stateOf(trx, auth.teamId, publicId);
-        await onCommit?.(trx, this.outcome(auth, row, links, info, this.undelivered(row, pending), edo));
+        queued = await this.effects.enqueue(trx, auth, row, prepared, links);
+        if (onCommit) {
+          const report = this.effects.undelivered(row, queued.pending);
+          await onCommit(trx, this.outcome(auth, row, links, info, report, await this.effects.edoState(trx, row)));
+        }
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw conflict(publicId);
       throw err;
     }
-    if (edoJob) this.deps.edo.notifyQueued();
-    const report = await this.deliver(row, pending);
-    return this.outcome(auth, row, links, info, report, await this.deps.edo.stateOf(this.deps.db, auth.teamId, publicId));
-  }
-
-  /**
-   * Writes the revision's e-mails to the outbox, inside the document's transaction. When the
-   * daily quota stopped some, the document is `restricted` (stored by enqueue, mirrored on `row`).
-   */
-  private async enqueueNotifications(
-    trx: Transaction<Database>,
-    auth: Extract<AuthContext, { mode: 'live' }>,
-    row: InvoiceRow,
-    prepared: PreparedWrite,
-    links: ShareLinkRow[],
-  ): Promise<PendingNotifications> {
-    const pending = await this.deps.notifications.enqueue(trx, {
-      teamId: auth.teamId,
-      teamLocale: auth.team.locale,
-      tariff: auth.tariff,
-      publicId: row.public_id,
-      revision: row.revision,
-      document: { ...prepared.invoice, seller_status: row.seller_status },
-      totals: { total: row.total },
-      links,
-    });
-    if (pending.outcome.block_reason === 'emails_per_day_exceeded' && row.service_status === 'active') {
-      row.service_status = 'restricted';
-      row.service_status_reason = 'emails_per_day_exceeded';
-    }
-    return pending;
-  }
-
-  /** The outcome before any attempt: what was enqueued, or nothing asked. */
-  private undelivered(row: InvoiceRow, pending: PendingNotifications | null): DeliveryReport {
-    const notifications = pending ? pending.outcome : this.deps.notifications.notRequested(row.public_id);
-    return { notifications, status: 200, delivered: false };
-  }
-
-  /** The one bounded delivery attempt after commit (never throws); the worker retries the rest. */
-  private async deliver(row: InvoiceRow, pending: PendingNotifications | null): Promise<DeliveryReport> {
-    if (!pending) return this.undelivered(row, null);
-    const report = await this.deps.notifications.deliverNow(pending);
-    if (report.delivered && row.buyer_status === 'not_sent') row.buyer_status = 'sent';
-    return report;
+    const { report, edo } = await this.effects.afterCommit(this.deps.db, row, queued);
+    return this.outcome(auth, row, links, info, report, edo);
   }
 
   /** Applies the update if the stored revision is still `current`; null when another update won. */
@@ -324,7 +283,7 @@ export class InvoiceService {
       // The same document again: nothing to change, and a locked document takes no new revision
       // (nor a new modifier), so the answer is the document as it is.
       const links = await repo.listShareLinks(this.deps.db, auth.teamId, publicId);
-      const edo = await this.deps.edo.stateOf(this.deps.db, auth.teamId, publicId);
+      const edo = await this.effects.edoState(this.deps.db, current);
       return this.outcome(auth, current, links, info, { notifications: storedNotifications(current), status: 200, delivered: false }, edo);
     }
     if (!canMoveSellerStatus(from, to)) {
@@ -336,8 +295,7 @@ export class InvoiceService {
     }
     const next: InvoiceRow = { ...current, ...values, revision: current.revision + 1, api_updated_at: apiUpdatedAt } as InvoiceRow;
     let links: ShareLinkRow[] = [];
-    let pending: PendingNotifications | null = null;
-    let edoJob: string | null = null;
+    let queued: QueuedEffects = { pending: null, edoJob: null };
     const applied = await this.deps.db.transaction().execute(async (trx) => {
       const ok = await repo.updateInvoice(trx, auth.teamId, publicId, current.revision, {
         ...values,
@@ -360,14 +318,12 @@ export class InvoiceService {
       });
       await repo.replaceItems(trx, auth.teamId, publicId, itemRows(auth.teamId, publicId, prepared.invoice));
       links = await syncShareLinks(trx, auth.teamId, publicId, prepared.invoice.api_recipients, now);
-      pending = prepared.envelope.notify ? await this.enqueueNotifications(trx, auth, next, prepared, links) : null;
-      edoJob = await this.deps.edo.planSync(trx, edoSyncRequest(next, prepared.invoice));
+      queued = await this.effects.enqueue(trx, auth, next, prepared, links);
       return true;
     });
     if (!applied) return null;
-    if (edoJob) this.deps.edo.notifyQueued();
-    const report = await this.deliver(next, pending);
-    return this.outcome(auth, next, links, info, report, await this.deps.edo.stateOf(this.deps.db, auth.teamId, publicId));
+    const { report, edo } = await this.effects.afterCommit(this.deps.db, next, queued);
+    return this.outcome(auth, next, links, info, report, edo);
   }
 
   private async demoWrite(
@@ -389,7 +345,7 @@ export class InvoiceService {
     // Demo mode sends nothing: every planned e-mail is reported blocked (207).
     const report = envelope.notify
       ? this.deps.notifications.demoOutcome(publicId, prepared.invoice)
-      : this.undelivered(row, null);
+      : this.effects.undelivered(row, null);
     return this.outcome(auth, row, links, info, report, null, { public_id: publicId, package_public_id: row.package_public_id });
   }
 

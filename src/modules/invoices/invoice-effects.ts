@@ -1,0 +1,83 @@
+/**
+ * The side effects of a document write (CONVENTIONS rule 11): the revision's e-mails and its
+ * EDO sync, written to the outbox inside the document's transaction, then after the commit the
+ * one bounded e-mail attempt and a wake-up of the EDO worker.
+ */
+import type { Transaction } from 'kysely';
+import type { Database, InvoiceRow, ShareLinkRow } from '../../db/types.js';
+import type { Executor } from '../../db/database.js';
+import type { EdoService, EdoSync } from '../edo/index.js';
+import type { DeliveryReport, NotificationService, PendingNotifications } from '../notifications/index.js';
+import type { AuthContext } from '../teams/index.js';
+import { edoSyncRequest, type PreparedWrite } from './invoice-write.js';
+
+/** What a write queued, handed from inside its transaction to after the commit. */
+export interface QueuedEffects {
+  /** The e-mails to attempt now; null when notification was not asked for. */
+  pending: PendingNotifications | null;
+  /** The EDO job queued; null when nothing is to be sent. */
+  edoJob: string | null;
+}
+
+export class WriteEffects {
+  constructor(private readonly deps: { notifications: NotificationService; edo: EdoService }) {}
+
+  /**
+   * Inside the document's transaction, after the document row and its share links. When the
+   * daily quota stopped some e-mail, the document is `restricted` (stored by the notifications
+   * service, mirrored on `row`).
+   */
+  async enqueue(
+    trx: Transaction<Database>,
+    auth: Extract<AuthContext, { mode: 'live' }>,
+    row: InvoiceRow,
+    prepared: PreparedWrite,
+    links: ShareLinkRow[],
+  ): Promise<QueuedEffects> {
+    let pending: PendingNotifications | null = null;
+    if (prepared.envelope.notify) {
+      pending = await this.deps.notifications.enqueue(trx, {
+        teamId: auth.teamId,
+        teamLocale: auth.team.locale,
+        tariff: auth.tariff,
+        publicId: row.public_id,
+        revision: row.revision,
+        document: { ...prepared.invoice, seller_status: row.seller_status },
+        totals: { total: row.total },
+        links,
+      });
+      if (pending.outcome.block_reason === 'emails_per_day_exceeded' && row.service_status === 'active') {
+        row.service_status = 'restricted';
+        row.service_status_reason = 'emails_per_day_exceeded';
+      }
+    }
+    const edoJob = await this.deps.edo.planSync(trx, edoSyncRequest(row, prepared.invoice));
+    return { pending, edoJob };
+  }
+
+  /** The e-mail outcome before any attempt: what was enqueued, or nothing asked. */
+  undelivered(row: InvoiceRow, pending: PendingNotifications | null): DeliveryReport {
+    const notifications = pending ? pending.outcome : this.deps.notifications.notRequested(row.public_id);
+    return { notifications, status: 200, delivered: false };
+  }
+
+  /** `metadata.edo` of the document as `row` describes it (a first revision without buyer_edo_id has none). */
+  async edoState(db: Executor, row: InvoiceRow): Promise<EdoSync | null> {
+    if (row.revision === 1 && !row.buyer_edo_id) return null;
+    return this.deps.edo.stateOf(db, row.team_id, row.public_id);
+  }
+
+  /**
+   * After the commit: the EDO worker is woken for a queued job, and the one bounded e-mail
+   * attempt is made (never throws; the worker retries the rest). A delivery moves `row` to `sent`.
+   */
+  async afterCommit(db: Executor, row: InvoiceRow, queued: QueuedEffects): Promise<{ report: DeliveryReport; edo: EdoSync | null }> {
+    if (queued.edoJob) this.deps.edo.notifyQueued();
+    let report = this.undelivered(row, queued.pending);
+    if (queued.pending) {
+      report = await this.deps.notifications.deliverNow(queued.pending);
+      if (report.delivered && row.buyer_status === 'not_sent') row.buyer_status = 'sent';
+    }
+    return { report, edo: await this.edoState(db, row) };
+  }
+}
