@@ -197,6 +197,16 @@ describe('usage', () => {
     expect(help.stdout).toContain('keys create --team ID --name NAME');
   });
 
+  it('edo retry: usage errors and a document without a failed sync exit 2 with the reason', async () => {
+    const [alone, noId, unknown] = await Promise.all([runCli(['edo'], env), runCli(['edo', 'retry'], env), runCli(['edo', 'retry', 'no-such-doc'], env)]);
+    for (const wrong of [alone, noId]) {
+      expect(wrong.code).toBe(2);
+      expect(wrong.stderr).toContain('Usage: invoicing');
+    }
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.trim()).toBe('invoicing: document no-such-doc has no EDO sync');
+  });
+
   it('bad configuration exits 2 with one line naming the variable', async () => {
     const result = await runCli(['migrate'], { DATABASE_URL: 'mysql://x' });
     expect(result.code).toBe(2);

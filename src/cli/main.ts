@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrator.js';
+import { EdoRetryError, retryFailedSync } from '../modules/edo/index.js';
 import { rotateShareLinks, shareUrls } from '../modules/sharing/index.js';
 import { BootstrapError } from '../modules/teams/bootstrap.js';
 import { createApiKey, deactivateApiKey, KeyCommandError } from '../modules/teams/api-keys.service.js';
@@ -22,6 +23,7 @@ Commands:
   keys create --team ID --name NAME      create an API key and print its secret once
   keys deactivate KEY_ID                 deactivate an API key (refused everywhere within a second)
   links rotate PUBLIC_ID                 give a document's share links new tokens (the old ones answer 404)
+  edo retry PUBLIC_ID                    queue a document's failed EDO sync again (same job id, attempts from 0)
   worker                                 run only the background jobs (e-mail retries, EDO sync) until SIGTERM
   help                                   print this text
 
@@ -33,7 +35,7 @@ class UsageError extends Error {}
 /** A command naming something that does not exist: bad input (exit status 2). */
 class LinkCommandError extends Error {}
 
-const COMMANDS = ['serve', 'migrate', 'import', 'keys', 'links', 'worker'];
+const COMMANDS = ['serve', 'migrate', 'import', 'keys', 'links', 'edo', 'worker'];
 
 /** parseArgs with its own errors (unknown or valueless options) reported as usage errors. */
 function parseOptions(args: string[], options: Record<string, { type: 'string' }>) {
@@ -145,6 +147,18 @@ async function run(argv: string[]): Promise<number> {
       );
       return 0;
     }
+    case 'edo': {
+      const [sub, ...args] = rest;
+      if (sub !== 'retry') throw new UsageError('edo needs retry');
+      const publicId = args[0];
+      if (!publicId || args.length > 1) throw new UsageError('edo retry needs exactly one PUBLIC_ID');
+      const retried = await withDatabase(config, (database) => retryFailedSync(database.db, systemClock, publicId));
+      process.stdout.write(
+        `Queued the EDO sync of document ${publicId} (team ${retried.teamId}, revision ${retried.revision}) again as job ${retried.jobId}; ` +
+          'a running server or worker sends it within seconds.\n',
+      );
+      return 0;
+    }
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
@@ -158,7 +172,7 @@ export async function main(argv: string[]): Promise<void> {
     if (err instanceof UsageError) {
       process.stderr.write(`invoicing: ${err.message}\n\n${USAGE}`);
       process.exitCode = 2;
-    } else if (err instanceof ConfigError || err instanceof KeyCommandError || err instanceof LinkCommandError) {
+    } else if (err instanceof ConfigError || err instanceof KeyCommandError || err instanceof LinkCommandError || err instanceof EdoRetryError) {
       process.stderr.write(`invoicing: ${err.message}\n`);
       process.exitCode = 2;
     } else if (err instanceof BootstrapError) {

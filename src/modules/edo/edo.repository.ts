@@ -212,3 +212,32 @@ export async function releaseFeed(db: Executor, feed: string, owner: string, now
 export async function readFeed(db: Executor, feed: string) {
   return db.selectFrom('edo_feeds').selectAll().where('feed', '=', feed).executeTakeFirst();
 }
+
+// --- operator tools -------------------------------------------------------------------------
+
+/** The team of a document that has EDO jobs (public ids are unique across teams); null when none. */
+export async function findDocumentTeamOfJobs(db: Executor, publicId: string): Promise<string | null> {
+  const row = await db.selectFrom('edo_jobs').select('team_id').where('public_id', '=', publicId).limit(1).executeTakeFirst();
+  return row?.team_id ?? null;
+}
+
+/** A failed job back to `queued`, its outbox row due now with no attempts counted; false when it was not failed. */
+export async function requeueFailedJob(db: Executor, teamId: string, jobId: string, now: string): Promise<boolean> {
+  const row = await db
+    .updateTable('outbox')
+    .set({ state: 'pending', attempts: 0, next_attempt_at: now, locked_by: null, locked_until: null, updated_at: now })
+    .where('team_id', '=', teamId)
+    .where('id', '=', jobId)
+    .where('state', '=', 'failed')
+    .executeTakeFirst();
+  if (Number(row.numUpdatedRows) !== 1) return false;
+  const job = await db
+    .updateTable('edo_jobs')
+    .set({ status: 'queued', failed_at: null, updated_at: now })
+    .where('team_id', '=', teamId)
+    .where('job_id', '=', jobId)
+    .where('status', '=', 'failed')
+    .executeTakeFirst();
+  if (Number(job.numUpdatedRows) !== 1) throw new Error('the job and its outbox row disagree');
+  return true;
+}

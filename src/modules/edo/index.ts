@@ -16,6 +16,7 @@ import { EdoWorker } from './worker.js';
 export * from './edo-operator.js';
 export { DEFAULT_EDO_POLICY, type EdoPolicy } from './edo-policy.js';
 export { EdoLink, EdoSync, EDO_STATUSES } from './edo.schemas.js';
+export { EdoRetryError, retryFailedSync, type RetriedSync } from './edo-retry.js';
 export { EdoService, type EdoFileProvider, type EdoSyncRequest } from './edo.service.js';
 export { HttpEdoOperator } from './http-operator.js';
 export { SandboxEdoOperator } from './sandbox-operator.js';

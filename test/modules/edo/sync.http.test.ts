@@ -5,7 +5,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HttpEdoOperator } from '../../../src/modules/edo/index.js';
+import { EdoRetryError, HttpEdoOperator, retryFailedSync } from '../../../src/modules/edo/index.js';
+import { systemClock } from '../../../src/shared/clock.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { BETA_KEY } from '../../helpers/fixtures.js';
 import { createOk, get, post, put, simpleDoc } from '../invoices/write-helpers.js';
@@ -154,6 +155,16 @@ describe('EDO sync with the HTTP connector', () => {
     gateway.mode = { kind: 'ok' };
     expect((await sendDue()).claimed).toBe(0);
     expect(gateway.documents.has(created.metadata.edo.job_id)).toBe(false);
+
+    // The operator fixed the gateway: `invoicing edo retry` queues the same job again.
+    const retried = await retryFailedSync(t.db.db, systemClock, created.public_id);
+    expect(retried).toMatchObject({ jobId: created.metadata.edo.job_id, revision: 1 });
+    expect((await edoOf(created.public_id)).metadata.edo).toMatchObject({ status: 'queued', attempts: 0, failed_at: null });
+    await sendDue();
+    const after = await edoOf(created.public_id);
+    expect(after.metadata.edo).toMatchObject({ status: 'sent', attempts: 1, job_id: created.metadata.edo.job_id });
+    await expect(retryFailedSync(t.db.db, systemClock, created.public_id)).rejects.toThrow(/is sent; only a failed one is retried/);
+    await expect(retryFailedSync(t.db.db, systemClock, 'no-such-doc')).rejects.toBeInstanceOf(EdoRetryError);
   });
 
   it('fails at once, without retries, when the operator refuses the participant', async () => {
@@ -215,6 +226,7 @@ describe('EDO sync with the HTTP connector', () => {
     expect(res.json().validation.warnings).toContainEqual(expect.objectContaining({ field: 'buyer_edo_id', code: 'seller_edo_id_missing' }));
     await sendDue();
     expect(gateway.sendRequests.some((r) => r.jobId === edo.job_id)).toBe(false);
+    await expect(retryFailedSync(t.db.db, systemClock, res.json().public_id)).rejects.toThrow(/has no edo_id/);
     expect((await get(t, res.json().public_id, { 'x-api-key': BETA_KEY })).json().metadata.edo.status).toBe('failed');
   });
 
