@@ -117,6 +117,23 @@ const create: Scenario = {
   },
 };
 
+/**
+ * A create that starts EDO sync (buyer_edo_id): the job is written in the document's
+ * transaction, and the service's in-process worker sends it (sandbox operator, PDF rendered)
+ * while the scenario runs, as on a live node.
+ */
+const createWithEdo: Scenario = {
+  name: 'invoice-create-edo',
+  target: 'service',
+  method: 'POST',
+  path: '/api/v1/invoices',
+  setup: async (ctx) => {
+    await ensureSeeded(ctx);
+    createWithEdo.headers = { 'x-api-key': ctx.apiKey };
+    createWithEdo.body = JSON.stringify({ ...documentBody(ctx.sellerInn, 'BENCH-EDO'), buyer_edo_id: '2BM-7736207543-2012052808301121' });
+  },
+};
+
 /** Appended to `scenarios` in run.ts, in this order; the create scenario last, as it grows the volume. */
 export const listScenarios: Scenario[] = [
   listScenario('list-first-page', 'limit=50'),
@@ -127,4 +144,5 @@ export const listScenarios: Scenario[] = [
   listScenario('list-date-range', 'date_from=2024-03-01&date_to=2024-03-31'),
   getOne,
   create,
+  createWithEdo,
 ];

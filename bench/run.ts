@@ -156,7 +156,9 @@ function bootstrapFile(dir: string): string {
         name: 'Benchmark team',
         tariff: 'bench',
         api_keys: [{ id: 990001, name: 'bench', secret: BENCH_KEY, active: true }],
-        organizations: [{ id: 'bench-org', name: 'ООО «Ромашка»', inn: BENCH_INN, kpp: '773601001', active: true }],
+        organizations: [
+          { id: 'bench-org', name: 'ООО «Ромашка»', inn: BENCH_INN, kpp: '773601001', edo_id: '2BM-7707083893-2012052808301120', active: true },
+        ],
         bank_accounts: [
           {
             id: 'bench-ba',
@@ -244,6 +246,9 @@ async function main(): Promise<void> {
     INVOICING_DATA_DIR: path.join(tmp, 'data'),
     LOG_LEVEL,
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    // Background-job settings pass through, e.g. INVOICING_IN_PROCESS_WORKER=false to measure
+    // the API alone, or INVOICING_EDO_OPERATOR.
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => /^INVOICING_(IN_PROCESS_WORKER|EDO_\w+)$/.test(name))),
   };
   const service = startChild([serverEntry], serviceEnv, serviceLog);
   const serviceUrl = `http://127.0.0.1:${servicePort}`;

@@ -12,8 +12,8 @@
  */
 import type { Db, DatabaseHandle, Executor } from '../../db/database.js';
 import * as outbox from '../../db/outbox.js';
-import type { OutboxRow } from '../../db/types.js';
-import { retryDelayMs, type WorkLogger } from '../../shared/background-work.js';
+import type { EdoJobRow, OutboxRow } from '../../db/types.js';
+import { retryDelayMs, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
 import { randomToken } from '../../shared/tokens.js';
 import { EdoOperatorError, type EdoEvent, type EdoOperator, type EdoOutgoingDocument } from './edo-operator.js';
@@ -36,6 +36,14 @@ export interface EdoServiceDeps {
   policy?: Partial<EdoPolicy>;
   files?: EdoFileProvider;
   logger?: WorkLogger;
+}
+
+/** A job written by planSync. */
+export interface PlannedSync {
+  /** The job to send; null when it was recorded as failed at once (no seller participant id). */
+  jobId: string | null;
+  /** Its `metadata.edo` as written (no attempt, no links yet). */
+  state: EdoSync;
 }
 
 /** What a document write tells EDO sync (inside its transaction). */
@@ -106,49 +114,52 @@ export class EdoService {
    * Inside the document's transaction, after the document row is written. Returns the id of the
    * job queued, or null when nothing is to be sent.
    */
-  async planSync(trx: Executor, request: EdoSyncRequest): Promise<string | null> {
+  async planSync(trx: Executor, request: EdoSyncRequest): Promise<PlannedSync | null> {
     const now = isoNow(this.deps.clock);
     const { teamId, publicId } = request;
     const buyer = request.buyerEdoId;
-    if (!buyer || !SYNCED_SELLER_STATUSES.has(request.sellerStatus)) {
+    const wanted = buyer !== null && SYNCED_SELLER_STATUSES.has(request.sellerStatus);
+    // A new document has no earlier job: nothing to supersede, nothing to compare with.
+    if (!wanted && request.revision === 1) return null;
+    if (!buyer || !wanted) {
       // Nothing to send any more: sends still waiting are dropped (a send under way finishes).
       await repo.supersedeWaitingJobs(trx, teamId, publicId, now);
       return null;
     }
-    const latest = (await repo.listDocumentJobs(trx, teamId, publicId)).find((j) => j.status !== 'superseded');
-    if (latest && latest.content_hash === request.contentHash && latest.status !== 'failed') return null;
-    await repo.supersedeWaitingJobs(trx, teamId, publicId, now);
+    if (request.revision > 1) {
+      const latest = (await repo.listDocumentJobs(trx, teamId, publicId)).find((j) => j.status !== 'superseded');
+      if (latest && latest.content_hash === request.contentHash && latest.status !== 'failed') return null;
+      await repo.supersedeWaitingJobs(trx, teamId, publicId, now);
+    }
 
     const jobId = randomToken(16);
     const seller = request.sellerEdoId;
     const refused = seller ? null : { code: 'seller_edo_id_missing', error: 'the seller organization has no EDO participant id (edo_id)' };
     const payload: SendPayload = { v: 1, sender: seller ?? '', recipient: buyer, document: request.document };
-    await outbox.insertOutboxRows(trx, [
-      {
-        team_id: teamId,
-        id: jobId,
-        kind: 'edo_send',
-        public_id: publicId,
-        revision: request.revision,
-        position: 0,
-        recipient: buyer,
-        idem_key: `edo:${publicId}:${request.revision}`,
-        message_id: jobId,
-        payload: JSON.stringify(payload),
-        state: refused ? 'failed' : 'pending',
-        attempts: 0,
-        max_attempts: this.policy.maxAttempts,
-        next_attempt_at: now,
-        locked_by: null,
-        locked_until: null,
-        last_error: refused?.error ?? null,
-        last_error_code: refused?.code ?? null,
-        sent_at: null,
-        created_at: now,
-        updated_at: now,
-      },
-    ]);
-    await repo.insertJob(trx, {
+    const outboxRow: OutboxRow = {
+      team_id: teamId,
+      id: jobId,
+      kind: 'edo_send',
+      public_id: publicId,
+      revision: request.revision,
+      position: 0,
+      recipient: buyer,
+      idem_key: `edo:${publicId}:${request.revision}`,
+      message_id: jobId,
+      payload: JSON.stringify(payload),
+      state: refused ? 'failed' : 'pending',
+      attempts: 0,
+      max_attempts: this.policy.maxAttempts,
+      next_attempt_at: now,
+      locked_by: null,
+      locked_until: null,
+      last_error: refused?.error ?? null,
+      last_error_code: refused?.code ?? null,
+      sent_at: null,
+      created_at: now,
+      updated_at: now,
+    };
+    const job: EdoJobRow = {
       team_id: teamId,
       job_id: jobId,
       public_id: publicId,
@@ -167,8 +178,10 @@ export class EdoService {
       rejected_at: null,
       failed_at: refused ? now : null,
       updated_at: now,
-    });
-    return refused ? null : jobId;
+    };
+    await outbox.insertOutboxRows(trx, [outboxRow]);
+    await repo.insertJob(trx, job);
+    return { jobId: refused ? null : jobId, state: toEdoSync(job, outboxRow, []) };
   }
 
   /** `metadata.edo`: the newest job's state and the incoming links; null when sync never started. */
@@ -210,7 +223,10 @@ export class EdoService {
     }
     let receipt;
     try {
+      // The PDF is CPU work in this process: let the node's requests through before and after it.
+      await yieldToIo();
       const document = await this.documentFor(row);
+      await yieldToIo();
       if (document === 'superseded') return this.recordSuperseded(row, fence);
       receipt = await this.deps.operator.send(document, signal);
     } catch (err) {

@@ -17,7 +17,7 @@ export * from './edo-operator.js';
 export { DEFAULT_EDO_POLICY, type EdoPolicy } from './edo-policy.js';
 export { EdoLink, EdoSync, EDO_STATUSES } from './edo.schemas.js';
 export { EdoRetryError, retryFailedSync, type RetriedSync } from './edo-retry.js';
-export { EdoService, type EdoFileProvider, type EdoSyncRequest } from './edo.service.js';
+export { EdoService, type EdoFileProvider, type EdoSyncRequest, type PlannedSync } from './edo.service.js';
 export { HttpEdoOperator } from './http-operator.js';
 export { SandboxEdoOperator } from './sandbox-operator.js';
 export { EdoWorker, type EdoBatchResult } from './worker.js';

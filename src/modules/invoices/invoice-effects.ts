@@ -6,7 +6,7 @@
 import type { Transaction } from 'kysely';
 import type { Database, InvoiceRow, ShareLinkRow } from '../../db/types.js';
 import type { Executor } from '../../db/database.js';
-import type { EdoService, EdoSync } from '../edo/index.js';
+import type { EdoService, EdoSync, PlannedSync } from '../edo/index.js';
 import type { DeliveryReport, NotificationService, PendingNotifications } from '../notifications/index.js';
 import type { AuthContext } from '../teams/index.js';
 import { edoSyncRequest, type PreparedWrite } from './invoice-write.js';
@@ -15,8 +15,8 @@ import { edoSyncRequest, type PreparedWrite } from './invoice-write.js';
 export interface QueuedEffects {
   /** The e-mails to attempt now; null when notification was not asked for. */
   pending: PendingNotifications | null;
-  /** The EDO job queued; null when nothing is to be sent. */
-  edoJob: string | null;
+  /** The EDO job written; null when nothing is to be sent. */
+  edo: PlannedSync | null;
 }
 
 export class WriteEffects {
@@ -51,8 +51,8 @@ export class WriteEffects {
         row.service_status_reason = 'emails_per_day_exceeded';
       }
     }
-    const edoJob = await this.deps.edo.planSync(trx, edoSyncRequest(row, prepared.invoice));
-    return { pending, edoJob };
+    const edo = await this.deps.edo.planSync(trx, edoSyncRequest(row, prepared.invoice));
+    return { pending, edo };
   }
 
   /** The e-mail outcome before any attempt: what was enqueued, or nothing asked. */
@@ -61,9 +61,12 @@ export class WriteEffects {
     return { notifications, status: 200, delivered: false };
   }
 
-  /** `metadata.edo` of the document as `row` describes it (a first revision without buyer_edo_id has none). */
-  async edoState(db: Executor, row: InvoiceRow): Promise<EdoSync | null> {
-    if (row.revision === 1 && !row.buyer_edo_id) return null;
+  /**
+   * `metadata.edo` of the document as `row` describes it. A first revision has at most the job
+   * its create wrote, so it needs no query.
+   */
+  async edoState(db: Executor, row: InvoiceRow, queued?: QueuedEffects): Promise<EdoSync | null> {
+    if (row.revision === 1 && (queued || !row.buyer_edo_id)) return queued?.edo?.state ?? null;
     return this.deps.edo.stateOf(db, row.team_id, row.public_id);
   }
 
@@ -72,12 +75,12 @@ export class WriteEffects {
    * attempt is made (never throws; the worker retries the rest). A delivery moves `row` to `sent`.
    */
   async afterCommit(db: Executor, row: InvoiceRow, queued: QueuedEffects): Promise<{ report: DeliveryReport; edo: EdoSync | null }> {
-    if (queued.edoJob) this.deps.edo.notifyQueued();
+    if (queued.edo?.jobId) this.deps.edo.notifyQueued();
     let report = this.undelivered(row, queued.pending);
     if (queued.pending) {
       report = await this.deps.notifications.deliverNow(queued.pending);
       if (report.delivered && row.buyer_status === 'not_sent') row.buyer_status = 'sent';
     }
-    return { report, edo: await this.edoState(db, row) };
+    return { report, edo: await this.edoState(db, row, queued) };
   }
 }

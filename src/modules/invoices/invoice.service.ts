@@ -238,7 +238,7 @@ export class InvoiceService {
       payment_reported_at: null,
     } as InvoiceRow;
     const links = newShareLinks(auth.teamId, publicId, invoice.api_recipients, now);
-    let queued: QueuedEffects = { pending: null, edoJob: null };
+    let queued: QueuedEffects = { pending: null, edo: null };
     try {
       await this.deps.db.transaction().execute(async (trx) => {
         await repo.insertInvoice(trx, row);
@@ -247,7 +247,7 @@ export class InvoiceService {
         queued = await this.effects.enqueue(trx, auth, row, prepared, links);
         if (onCommit) {
           const report = this.effects.undelivered(row, queued.pending);
-          await onCommit(trx, this.outcome(auth, row, links, info, report, await this.effects.edoState(trx, row)));
+          await onCommit(trx, this.outcome(auth, row, links, info, report, await this.effects.edoState(trx, row, queued)));
         }
       });
     } catch (err) {
@@ -295,7 +295,7 @@ export class InvoiceService {
     }
     const next: InvoiceRow = { ...current, ...values, revision: current.revision + 1, api_updated_at: apiUpdatedAt } as InvoiceRow;
     let links: ShareLinkRow[] = [];
-    let queued: QueuedEffects = { pending: null, edoJob: null };
+    let queued: QueuedEffects = { pending: null, edo: null };
     const applied = await this.deps.db.transaction().execute(async (trx) => {
       const ok = await repo.updateInvoice(trx, auth.teamId, publicId, current.revision, {
         ...values,

@@ -11,7 +11,7 @@
  */
 import type { Db, DatabaseHandle, Executor } from '../../db/database.js';
 import type { OutboxRow, OutboxTable } from '../../db/types.js';
-import { forEachLimited, newLeaseOwner, type WorkLogger } from '../../shared/background-work.js';
+import { forEachLimited, newLeaseOwner, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
 import { randomToken } from '../../shared/tokens.js';
 import type { LinkBases } from '../sharing/index.js';
@@ -238,6 +238,8 @@ export class NotificationService {
     }
     let failure: MailSendError | null = null;
     try {
+      // The PDF attachment is CPU work in this process: let the node's requests through first.
+      await yieldToIo();
       const message = await this.messageFor(row);
       await this.deps.transport.send(message, signal);
     } catch (err) {
