@@ -246,12 +246,22 @@ export class EdoService {
       if (!(await outbox.markSent(trx, fence, now))) return false;
       // The operator that actually took it (every node should share one EDO configuration).
       const operator = this.deps.operator.kind;
-      await advanceJob(trx, row.team_id, row.id, 'sent', now, { operator_document_id: receipt.operatorDocumentId, sent_at: now, operator });
+      await advanceJob(trx, row.team_id, row.id, 'sent', now, {
+        operator_document_id: receipt.operatorDocumentId,
+        sent_at: now,
+        operator,
+      });
       return true;
     });
     if (!recorded) return null;
-    if (receipt.status === 'delivered') await applyStatus(this.db, { teamId: row.team_id, jobId: row.id, status: 'delivered', at: now, reason: null, operatorDocumentId: receipt.operatorDocumentId, now });
-    this.logger.info({ public_id: row.public_id, revision: row.revision, job_id: row.id, operator_document_id: receipt.operatorDocumentId }, 'EDO document sent');
+    const operatorDocumentId = receipt.operatorDocumentId;
+    if (receipt.status === 'delivered') {
+      await applyStatus(this.db, { teamId: row.team_id, jobId: row.id, status: 'delivered', at: now, reason: null, operatorDocumentId, now });
+    }
+    this.logger.info(
+      { public_id: row.public_id, revision: row.revision, job_id: row.id, operator_document_id: operatorDocumentId },
+      'EDO document sent',
+    );
     return 'sent';
   }
 
