@@ -21,6 +21,7 @@ import { registerOperationsRoutes } from './http/operations.routes.js';
 import { catalogRoutes, CatalogService } from './modules/catalog/index.js';
 import { invoiceRoutes, InvoiceService } from './modules/invoices/index.js';
 import { createEdo, type EdoRuntime } from './modules/edo/index.js';
+import { createPdfRenderer } from './modules/rendering/pdf-pool.js';
 import { createNotifications, type Notifier } from './modules/notifications/index.js';
 import { basePath } from './modules/sharing/index.js';
 import { edoDocumentFiles, pdfAttachments, SharingService, sharingRoutes } from './modules/sharing/web.js';
@@ -132,7 +133,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await api.register(invoiceRoutes, { invoices });
   });
   // Share and portal pages: outside the API's key check; their tokens are the credential.
-  const sharing = new SharingService({ db: database.db, clock, bases, invoices, auth, demoPublicId: config.demoPublicId });
+  // PDFs (share pages, e-mail attachments, EDO sends) render in worker threads, off the event loop.
+  const pdf = createPdfRenderer();
+  app.addHook('onClose', async () => pdf.close());
+  const sharing = new SharingService({ db: database.db, clock, bases, invoices, auth, demoPublicId: config.demoPublicId, pdf });
   await app.register(sharingRoutes, { service: sharing });
   notifier.service.useAttachments(pdfAttachments(sharing));
   edo.service.useFiles(edoDocumentFiles(sharing));

@@ -11,6 +11,7 @@ import { loggerOptions } from './http/logging.js';
 import { InvoiceService } from './modules/invoices/index.js';
 import { createEdo } from './modules/edo/index.js';
 import { createNotifications } from './modules/notifications/index.js';
+import { createPdfRenderer } from './modules/rendering/pdf-pool.js';
 import { edoDocumentFiles, pdfAttachments, SharingService } from './modules/sharing/web.js';
 import { AuthService } from './modules/teams/index.js';
 import { resolveServiceSecret } from './runtime.js';
@@ -33,7 +34,8 @@ export async function runWorker(config: Config): Promise<void> {
   const bases = { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret };
   const invoices = new InvoiceService({ db: database.db, clock: systemClock, bases, demoPublicId: config.demoPublicId, notifications: notifier.service, edo: edo.service });
   const auth = new AuthService(database.db, config.demoToken);
-  const sharing = new SharingService({ db: database.db, clock: systemClock, bases, invoices, auth, demoPublicId: config.demoPublicId });
+  const pdf = createPdfRenderer();
+  const sharing = new SharingService({ db: database.db, clock: systemClock, bases, invoices, auth, demoPublicId: config.demoPublicId, pdf });
   notifier.service.useAttachments(pdfAttachments(sharing));
   edo.service.useFiles(edoDocumentFiles(sharing));
   notifier.worker.start();
@@ -46,6 +48,7 @@ export async function runWorker(config: Config): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'worker stopping: finishing the current batch');
     Promise.all([notifier.close(), edo.close()])
+      .then(() => pdf.close())
       .then(() => database.close())
       .then(() => process.exit(0))
       .catch((err: unknown) => {

@@ -20,7 +20,7 @@ import type { Db } from '../../db/database.js';
 import type { ShareLinkRow } from '../../db/types.js';
 import { DEMO_SHARE_TOKENS, type InvoiceService, type RequestInfo } from '../invoices/index.js';
 import type { InvoiceDetail } from '../invoices/invoice.schemas.js';
-import { renderInvoicePdf } from '../rendering/invoice-pdf.js';
+import { inlinePdfRenderer, type PdfRenderer } from '../rendering/pdf-pool.js';
 import { toPrintModel, type InvoicePrintModel } from '../rendering/invoice-view-model.js';
 import { renderQrPng, renderQrSvg } from '../rendering/qr-image.js';
 import { DEMO_AUTH, type AuthContext, type AuthService } from '../teams/index.js';
@@ -57,6 +57,8 @@ export interface SharingServiceDeps {
   auth: AuthService;
   /** INVOICING_DEMO_PUBLIC_ID: the sample the demo links show. */
   demoPublicId: string;
+  /** Where PDFs are rendered: worker threads (createPdfRenderer) or, by default, inline. */
+  pdf?: PdfRenderer;
 }
 
 /** The login a portal edit is recorded under (`last_modified_by_login`). */
@@ -128,7 +130,7 @@ export class SharingService {
   /** The printable PDF through a share link; opening it counts like opening the page. */
   async sharePdf(token: string, info: RequestInfo, options: { countOpen: boolean }): Promise<BinaryFile> {
     const ctx = await this.openShare(token, info, options.countOpen);
-    return { body: await renderInvoicePdf(ctx.model), filename: pdfFilenames(ctx.model) };
+    return { body: await this.renderPdf(ctx.model), filename: pdfFilenames(ctx.model) };
   }
 
   /** The payment QR of the document (PNG or SVG). Loading it is not an open: the page embeds it. */
@@ -190,7 +192,7 @@ export class SharingService {
   /** The PDF from the portal: the seller's copy, available whatever the share gate says. */
   async portalPdf(token: string, info: RequestInfo): Promise<BinaryFile> {
     const ctx = await this.openPortal(token, 'view', info);
-    return { body: await renderInvoicePdf(ctx.model), filename: pdfFilenames(ctx.model) };
+    return { body: await this.renderPdf(ctx.model), filename: pdfFilenames(ctx.model) };
   }
 
   async portalQr(token: string, info: RequestInfo): Promise<Buffer> {
@@ -322,10 +324,14 @@ export class SharingService {
     const stored = await this.read(auth, publicId, { host: '', requestId }).catch(notFoundAsNull);
     if (!stored) return null;
     const model = toPrintModel(stored.body);
-    return { revision: stored.body.metadata.revision ?? 0, file: { body: await renderInvoicePdf(model), filename: pdfFilenames(model) } };
+    return { revision: stored.body.metadata.revision ?? 0, file: { body: await this.renderPdf(model), filename: pdfFilenames(model) } };
   }
 
   // --- helpers ------------------------------------------------------------------------------
+
+  private renderPdf(model: InvoicePrintModel): Promise<Buffer> {
+    return (this.deps.pdf ?? inlinePdfRenderer).render(model);
+  }
 
   private async read(auth: AuthContext, publicId: string, info: RequestInfo): Promise<{ body: InvoiceDetail; etag: string }> {
     try {

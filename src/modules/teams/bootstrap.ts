@@ -344,7 +344,7 @@ function demoFile(keyId: number, secret: string): BootstrapFile {
         locale: 'ru',
         api_keys: [{ id: keyId, name: 'demo', secret, active: true }],
         organizations: [
-          { id: 'org-1', name: 'ООО «Ромашка»', inn: '7707083893', kpp: '773601001', email: 'billing@romashka.example', address: 'Москва', active: true },
+          { id: 'org-1', name: 'ООО «Ромашка»', inn: '7707083893', kpp: '773601001', email: 'billing@romashka.example', address: 'Москва', edo_id: '2BM-7707083893-2012052808301120', active: true },
         ],
         bank_accounts: [
           {

@@ -1,0 +1,56 @@
+/**
+ * Where invoice PDFs are rendered: a small pool of worker threads (piscina), so the ~60 ms of
+ * CPU a PDF takes (pdfkit subsetting the fonts) never holds the event loop that serves
+ * requests, or, with `threads: 0`, inline. The renderer is the same pure function either way.
+ */
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { renderInvoicePdf } from './invoice-pdf.js';
+import type { InvoicePrintModel } from './invoice-view-model.js';
+
+export interface PdfRenderer {
+  render(model: InvoicePrintModel): Promise<Buffer>;
+  /** Ends the threads; renders asked for afterwards run inline. */
+  close(): Promise<void>;
+}
+
+/** Renders on the calling thread (tools, tests of the renderer). */
+export const inlinePdfRenderer: PdfRenderer = {
+  render: (model) => renderInvoicePdf(model),
+  close: async () => undefined,
+};
+
+/** One thread per spare core, at least one, at most four. */
+export function defaultPdfThreads(): number {
+  return Math.max(1, Math.min(4, os.availableParallelism() - 1));
+}
+
+export function createPdfRenderer(options: { threads?: number } = {}): PdfRenderer {
+  const threads = options.threads ?? defaultPdfThreads();
+  if (threads <= 0) return inlinePdfRenderer;
+  // From the build the worker is JavaScript; from the sources (tsx, vitest) it is TypeScript,
+  // loaded in the thread through tsx like the rest of the sources.
+  const fromSources = import.meta.url.endsWith('.ts');
+  const filename = fileURLToPath(new URL(fromSources ? './pdf-worker.ts' : './pdf-worker.js', import.meta.url));
+  let pool: Piscina | null = new Piscina({
+    filename,
+    minThreads: 0,
+    maxThreads: threads,
+    // Threads start on the first PDF and end after a minute without one.
+    idleTimeout: 60_000,
+    ...(fromSources ? { execArgv: ['--import', 'tsx'] } : {}),
+  });
+  return {
+    async render(model) {
+      if (!pool) return renderInvoicePdf(model);
+      const bytes = (await pool.run(model)) as Uint8Array;
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
+    async close() {
+      const closing = pool;
+      pool = null;
+      await closing?.destroy();
+    },
+  };
+}

@@ -1,0 +1,10 @@
+/**
+ * The PDF renderer as a worker-thread task (pdf-pool.ts): the same pure function, so the
+ * bytes are the same as rendered inline.
+ */
+import type { InvoicePrintModel } from './invoice-view-model.js';
+import { renderInvoicePdf } from './invoice-pdf.js';
+
+export default async function renderTask(model: InvoicePrintModel): Promise<Uint8Array> {
+  return renderInvoicePdf(model);
+}
