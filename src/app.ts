@@ -108,6 +108,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerOperationsRoutes(app, { database, metrics });
 
   const bases = { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret: deps.secret };
+  // PDFs (share pages, e-mail attachments, EDO sends) render in worker threads, off the event
+  // loop. onClose hooks run last-registered first: the pool closes after the workers below
+  // have finished their batches.
+  const pdf = createPdfRenderer();
+  app.addHook('onClose', async () => pdf.close());
   const notifier =
     deps.notifier ?? createNotifications({ database, clock, bases, config, logger: app.log.child({ component: 'notifications' }) });
   app.decorate('notifier', notifier);
@@ -133,9 +138,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await api.register(invoiceRoutes, { invoices });
   });
   // Share and portal pages: outside the API's key check; their tokens are the credential.
-  // PDFs (share pages, e-mail attachments, EDO sends) render in worker threads, off the event loop.
-  const pdf = createPdfRenderer();
-  app.addHook('onClose', async () => pdf.close());
   const sharing = new SharingService({ db: database.db, clock, bases, invoices, auth, demoPublicId: config.demoPublicId, pdf });
   await app.register(sharingRoutes, { service: sharing });
   notifier.service.useAttachments(pdfAttachments(sharing));
