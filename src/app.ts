@@ -21,7 +21,7 @@ import { registerOperationsRoutes } from './http/operations.routes.js';
 import { catalogRoutes, CatalogService } from './modules/catalog/index.js';
 import { invoiceRoutes, InvoiceService } from './modules/invoices/index.js';
 import { createEdo, type EdoRuntime } from './modules/edo/index.js';
-import { createPdfRenderer } from './modules/rendering/pdf-pool.js';
+import { createPdfRenderer, type PdfRenderer } from './modules/rendering/pdf-pool.js';
 import { createNotifications, type Notifier } from './modules/notifications/index.js';
 import { basePath } from './modules/sharing/index.js';
 import { edoDocumentFiles, pdfAttachments, SharingService, sharingRoutes } from './modules/sharing/web.js';
@@ -45,6 +45,8 @@ export interface AppDeps {
   notifier?: Notifier;
   /** EDO sync (tests pass one with their own operator and policy). */
   edo?: EdoRuntime;
+  /** Where PDFs are rendered; by default a pool of worker threads (closed with the app). */
+  pdf?: PdfRenderer;
 }
 
 export type App = FastifyInstance;
@@ -111,7 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // PDFs (share pages, e-mail attachments, EDO sends) render in worker threads, off the event
   // loop. onClose hooks run last-registered first: the pool closes after the workers below
   // have finished their batches.
-  const pdf = createPdfRenderer();
+  const pdf = deps.pdf ?? createPdfRenderer();
   app.addHook('onClose', async () => pdf.close());
   const notifier =
     deps.notifier ?? createNotifications({ database, clock, bases, config, logger: app.log.child({ component: 'notifications' }) });

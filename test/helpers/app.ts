@@ -13,6 +13,7 @@ import { loadConfig, type Config } from '../../src/config/config.js';
 import { MemoryStore } from '../../src/http/rate-limit/memory-store.js';
 import type { RateLimitStore } from '../../src/http/rate-limit/rate-limit.types.js';
 import { createEdo, type EdoDeps } from '../../src/modules/edo/index.js';
+import { createPdfRenderer, inlinePdfRenderer } from '../../src/modules/rendering/pdf-pool.js';
 import { createNotifications, type NotificationsDeps } from '../../src/modules/notifications/index.js';
 import { applyBootstrap, parseBootstrap } from '../../src/modules/teams/bootstrap.js';
 import { systemClock } from '../../src/shared/clock.js';
@@ -42,6 +43,12 @@ export interface TestAppOptions {
   beforeReady?: (app: App) => void | Promise<void>;
   /** E-mail delivery built from the config with these settings (short timeouts, fast retries). */
   notifications?: Partial<Pick<NotificationsDeps, 'policy' | 'smtpTimeouts' | 'clock'>>;
+  /**
+   * PDFs in worker threads (the production default) instead of inline. In-process test apps
+   * render inline so that timing bounds do not include a thread starting under tsx; the pool
+   * has its own tests, and the process tests run it as production does.
+   */
+  pdfThreads?: number;
   /** EDO sync built from the config with these settings (an operator, fast retries, a clock). */
   edo?: Partial<Pick<EdoDeps, 'policy' | 'clock' | 'operator'>>;
 }
@@ -82,6 +89,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     secret: TEST_SECRET,
     ...(notifier ? { notifier } : {}),
     ...(edo ? { edo } : {}),
+    pdf: options.pdfThreads ? createPdfRenderer({ threads: options.pdfThreads }) : inlinePdfRenderer,
   });
   await options.beforeReady?.(app);
   await app.ready();

@@ -22,9 +22,13 @@ let t: TestApp;
 beforeAll(async () => {
   gateway = await new FakeGateway().start();
   t = await buildTestApp({
+    // As in production: the PDF sent to the gateway is rendered by the worker-thread pool.
+    pdfThreads: 1,
     edo: {
-      operator: new HttpEdoOperator({ baseUrl: gateway.baseUrl, token: gateway.token, timeoutMs: 400 }),
-      policy: { retryBaseMs: 20, retryMaxMs: 40, attemptTimeoutMs: 2_000, leaseMs: 10_000, maxAttempts: MAX_ATTEMPTS },
+      // The timeout is what the hanging gateway costs once; it is generous because a loaded CI
+      // machine (the PDF thread starting beside the test) must never turn a quick 503 into one.
+      operator: new HttpEdoOperator({ baseUrl: gateway.baseUrl, token: gateway.token, timeoutMs: 1_500 }),
+      policy: { retryBaseMs: 20, retryMaxMs: 40, attemptTimeoutMs: 5_000, leaseMs: 20_000, maxAttempts: MAX_ATTEMPTS },
     },
   });
 });
