@@ -714,7 +714,7 @@ export interface components {
                     failed_at: string | null;
                     /** @description Last change of this state (UTC). */
                     updated_at: string;
-                    /** @description Incoming links: documents of the buyer or the operator that refer to this one, oldest first. */
+                    /** @description Incoming links: documents of the buyer or the operator that refer to this one, oldest first (by `linked_at`). */
                     links: ({
                         /** @description The operator’s id of the linked document. */
                         document_id: string;
@@ -726,6 +726,8 @@ export interface components {
                         number: string | null;
                         /** @description Its date (YYYY-MM-DD), when it has one. */
                         date: string | null;
+                        /** @description When the operator reported the link (its event’s time, UTC): links are listed in this order. */
+                        linked_at: string;
                         /** @description When the link came in through the operator’s change feed (UTC). */
                         received_at: string;
                     } & {
@@ -1219,7 +1221,7 @@ export interface components {
                     failed_at: string | null;
                     /** @description Last change of this state (UTC). */
                     updated_at: string;
-                    /** @description Incoming links: documents of the buyer or the operator that refer to this one, oldest first. */
+                    /** @description Incoming links: documents of the buyer or the operator that refer to this one, oldest first (by `linked_at`). */
                     links: ({
                         /** @description The operator’s id of the linked document. */
                         document_id: string;
@@ -1231,6 +1233,8 @@ export interface components {
                         number: string | null;
                         /** @description Its date (YYYY-MM-DD), when it has one. */
                         date: string | null;
+                        /** @description When the operator reported the link (its event’s time, UTC): links are listed in this order. */
+                        linked_at: string;
                         /** @description When the link came in through the operator’s change feed (UTC). */
                         received_at: string;
                     } & {

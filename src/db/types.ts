@@ -323,6 +323,8 @@ export interface EdoLinksTable {
   title: string;
   number: string | null;
   date: string | null;
+  /** When the operator reported the link (its event's time): the order links are shown in. */
+  linked_at: string;
   received_at: string;
 }
 

@@ -45,6 +45,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('title', 'text', (c) => c.notNull())
     .addColumn('number', 'varchar(200)')
     .addColumn('date', 'varchar(10)')
+    .addColumn('linked_at', 'varchar(40)', (c) => c.notNull())
     .addColumn('received_at', 'varchar(40)', (c) => c.notNull())
     .addPrimaryKeyConstraint('edo_links_pk', ['team_id', 'public_id', 'link_document_id'])
     .addForeignKeyConstraint('edo_links_invoice_fk', ['team_id', 'public_id'], 'invoices', ['team_id', 'public_id'])

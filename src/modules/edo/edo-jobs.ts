@@ -104,6 +104,7 @@ export function toEdoSync(job: EdoJobRow, row: OutboxRow | null, links: Awaited<
       title: l.title,
       number: l.number,
       date: l.date,
+      linked_at: l.linked_at,
       received_at: l.received_at,
     })),
   };

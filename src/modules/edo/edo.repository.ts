@@ -54,6 +54,7 @@ export async function listLinks(db: Executor, teamId: string, publicId: string, 
     .selectAll()
     .where('team_id', '=', teamId)
     .where('public_id', '=', publicId)
+    .orderBy('linked_at')
     .orderBy('received_at')
     .orderBy('link_document_id')
     .limit(limit)

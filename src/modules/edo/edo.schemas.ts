@@ -17,6 +17,7 @@ export const EdoLink = Type.Object(
     title: S('Title of the linked document as the operator gives it.'),
     number: Text('Its number, when it has one.'),
     date: Text('Its date (YYYY-MM-DD), when it has one.'),
+    linked_at: S('When the operator reported the link (its event’s time, UTC): links are listed in this order.'),
     received_at: S('When the link came in through the operator’s change feed (UTC).'),
   },
   { additionalProperties: true, description: 'A document that refers to this one (incoming link), e.g. the buyer’s receipt notice, rejection or act.' },
@@ -56,7 +57,7 @@ export const EdoSync = Type.Object(
     rejected_at: Time('When the buyer rejected it.'),
     failed_at: Time('When the send was given up.'),
     updated_at: S('Last change of this state (UTC).'),
-    links: Type.Array(EdoLink, { description: 'Incoming links: documents of the buyer or the operator that refer to this one, oldest first.' }),
+    links: Type.Array(EdoLink, { description: 'Incoming links: documents of the buyer or the operator that refer to this one, oldest first (by `linked_at`).' }),
   },
   {
     additionalProperties: true,

@@ -383,6 +383,7 @@ export class EdoService {
         title: event.link.title,
         number: event.link.number,
         date: event.link.date,
+        linked_at: new Date(event.at).toISOString(),
         received_at: isoNow(this.deps.clock),
       });
       return true;

@@ -161,7 +161,7 @@ describe('a service killed while a send is under way', () => {
       return doc.metadata.edo.status === 'delivered' && doc.metadata.edo.links.length === 1 && doc;
     }, second);
     expect(delivered.metadata.edo).toMatchObject({ delivered_at: '2026-03-03T09:00:00.000Z', operator_document_id: stored.document_id });
-    expect(delivered.metadata.edo.links).toEqual([{ ...RECEIPT_NOTICE, received_at: expect.any(String) }]);
+    expect(delivered.metadata.edo.links).toEqual([{ ...RECEIPT_NOTICE, linked_at: '2026-03-03T09:00:01.000Z', received_at: expect.any(String) }]);
     expect(delivered.status.buyer_status).toBe('sent');
     expect(gateway.documents.size).toBe(1);
     // Every worker on the database must speak to the same operator: this one stops here.
@@ -172,6 +172,9 @@ describe('a service killed while a send is under way', () => {
 
 describe('a standalone `invoicing worker`', () => {
   it('sends a job left waiting for its retry by a killed service, and applies the feed, with no server running', async () => {
+    // No process of the first case may still run (a failed case leaves its service up): every
+    // worker on the database would otherwise claim this job for its own gateway.
+    await Promise.all(processes.map((p) => p.stop('SIGKILL')));
     // The gateway is down at first: the service's immediate attempt fails (connection refused).
     const port = await freePort();
     const gateway = new FakeGateway();

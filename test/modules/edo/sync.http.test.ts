@@ -115,9 +115,10 @@ describe('EDO sync with the HTTP connector', () => {
     body = await edoOf(id);
     expect(body.metadata.edo).toMatchObject({ status: 'delivered', delivered_at: '2026-11-26T09:00:00.000Z' });
     expect(body.status.buyer_status).toBe('sent');
-    expect(body.metadata.edo.links.map((l: any) => [l.document_id, l.kind, l.title, l.number, l.date])).toEqual([
-      ['IOP-77', 'receipt_notice', 'Извещение о получении', null, '2026-11-26'],
-      ['ACT-5', 'act', 'Акт № 5', '5', '2026-11-27'],
+    // In the order the operator reported them (both arrive in one feed read, often in one millisecond).
+    expect(body.metadata.edo.links.map((l: any) => [l.document_id, l.kind, l.title, l.number, l.date, l.linked_at])).toEqual([
+      ['IOP-77', 'receipt_notice', 'Извещение о получении', null, '2026-11-26', '2026-11-26T09:00:01.000Z'],
+      ['ACT-5', 'act', 'Акт № 5', '5', '2026-11-27', '2026-11-26T09:30:00.000Z'],
     ]);
 
     gateway.report(jobId, 'accepted', '2026-11-26T10:00:00.000Z');

@@ -109,7 +109,7 @@ describe('HTML escaping', () => {
           rejected_at: '2026-03-02T09:00:03.000Z',
           failed_at: null,
           updated_at: '2026-03-02T09:00:03.000Z',
-          links: [{ document_id: 'l', kind: 'act', title: 't', number: 'n', date: 'd', received_at: '2026-03-02T09:00:03.000Z' }],
+          links: [{ document_id: 'l', kind: 'act', title: 't', number: 'n', date: 'd', linked_at: '2026-03-02T09:00:03.000Z', received_at: '2026-03-02T09:00:03.000Z' }],
         },
         hostile,
       ),
