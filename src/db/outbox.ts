@@ -3,9 +3,9 @@
  * team; recording an attempt's result is fenced by the lease owner, so a claimer whose lease
  * lapsed cannot overwrite the row.
  */
-import type { Insertable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Executor } from './database.js';
-import { claimDueOutboxRows, type ClaimOutboxOptions } from './outbox-claim.js';
+import { claimDueOutboxRows } from './outbox-claim.js';
 import type { OutboxRow, OutboxTable } from './types.js';
 
 export async function insertOutboxRows(db: Executor, rows: Insertable<OutboxTable>[]): Promise<void> {
@@ -62,8 +62,24 @@ export async function anyDue(db: Executor, now: string, kinds: readonly OutboxRo
   return row !== undefined;
 }
 
-export function claimDueRows(db: Executor, dialect: 'sqlite' | 'postgres', options: ClaimOutboxOptions): Promise<OutboxRow[]> {
-  return claimDueOutboxRows(db, dialect, options);
+/**
+ * Claims up to `limit` due rows of `kind` (retries due, leases lapsed) for `owner`, leased for
+ * `leaseMs`. A read first, so idle polling takes no write lock.
+ */
+export async function claimDue(
+  db: Executor,
+  dialect: 'sqlite' | 'postgres',
+  claim: { kind: OutboxRow['kind']; owner: string; limit: number; now: Date; leaseMs: number },
+): Promise<OutboxRow[]> {
+  const now = claim.now.toISOString();
+  if (!(await anyDue(db, now, [claim.kind]))) return [];
+  return claimDueOutboxRows(db, dialect, {
+    now,
+    leaseUntil: new Date(claim.now.getTime() + claim.leaseMs).toISOString(),
+    owner: claim.owner,
+    limit: claim.limit,
+    kinds: [claim.kind],
+  });
 }
 
 export interface Fence {
@@ -72,14 +88,11 @@ export interface Fence {
   owner: string;
 }
 
-async function finishAttempt(
-  db: Executor,
-  fence: Fence,
-  values: Partial<Pick<OutboxTable, 'state' | 'next_attempt_at' | 'last_error' | 'last_error_code' | 'sent_at' | 'updated_at'>>,
-): Promise<boolean> {
+/** An update of a row `fence.owner` still holds a lease on; false when it no longer does. */
+async function updateLeased(db: Executor, fence: Fence, values: Updateable<OutboxTable>): Promise<boolean> {
   const result = await db
     .updateTable('outbox')
-    .set({ ...values, locked_by: null, locked_until: null })
+    .set(values)
     .where('team_id', '=', fence.teamId)
     .where('id', '=', fence.id)
     .where('state', '=', 'sending')
@@ -88,17 +101,17 @@ async function finishAttempt(
   return Number(result.numUpdatedRows) === 1;
 }
 
+function finishAttempt(
+  db: Executor,
+  fence: Fence,
+  values: Partial<Pick<OutboxTable, 'state' | 'next_attempt_at' | 'last_error' | 'last_error_code' | 'sent_at' | 'updated_at'>>,
+): Promise<boolean> {
+  return updateLeased(db, fence, { ...values, locked_by: null, locked_until: null });
+}
+
 /** Extends `owner`'s lease; false when the row is no longer its to send. */
-export async function renewLease(db: Executor, fence: Fence, now: string, leaseUntil: string): Promise<boolean> {
-  const result = await db
-    .updateTable('outbox')
-    .set({ locked_until: leaseUntil, updated_at: now })
-    .where('team_id', '=', fence.teamId)
-    .where('id', '=', fence.id)
-    .where('state', '=', 'sending')
-    .where('locked_by', '=', fence.owner)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+export function renewLease(db: Executor, fence: Fence, now: string, leaseUntil: string): Promise<boolean> {
+  return updateLeased(db, fence, { locked_until: leaseUntil, updated_at: now });
 }
 
 export function markSent(db: Executor, fence: Fence, now: string): Promise<boolean> {
@@ -111,4 +124,9 @@ export function markRetry(db: Executor, fence: Fence, now: string, nextAttemptAt
 
 export function markFailed(db: Executor, fence: Fence, now: string, error: string, code: string): Promise<boolean> {
   return finishAttempt(db, fence, { state: 'failed', last_error: error, last_error_code: code, updated_at: now });
+}
+
+/** The claimed row is not to be sent any more: a later revision replaced it. */
+export function markSuperseded(db: Executor, fence: Fence, now: string): Promise<boolean> {
+  return finishAttempt(db, fence, { state: 'superseded', updated_at: now });
 }

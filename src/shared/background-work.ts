@@ -44,3 +44,44 @@ export function retryDelayMs(attempts: number, policy: { retryBaseMs: number; re
   const capped = Math.min(exponential, policy.retryMaxMs);
   return Math.max(1, Math.round(capped * (0.8 + 0.4 * random)));
 }
+
+/** How an outbox kind is worked off (e-mail, EDO sends): attempts, retries, leases, polling. */
+export interface OutboxPolicy {
+  /** One background attempt of one row. */
+  attemptTimeoutMs: number;
+  /** Attempts in all before a row is given up as failed. */
+  maxAttempts: number;
+  /** Delay before the n-th retry: retryBaseMs × 2^(n−1), at most retryMaxMs, ±20 % jitter. */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** How long a claim holds; longer than any attempt, so a live claimer never loses its row. */
+  leaseMs: number;
+  /** Rows attempted at the same time by one worker batch. */
+  concurrency: number;
+  /** Rows claimed per batch, and the pause between polls when nothing is due. */
+  batchSize: number;
+  pollIntervalMs: number;
+}
+
+export const DEFAULT_OUTBOX_POLICY: Readonly<Omit<OutboxPolicy, 'maxAttempts'>> = Object.freeze({
+  attemptTimeoutMs: 30_000,
+  retryBaseMs: 30_000,
+  retryMaxMs: 60 * 60_000,
+  leaseMs: 2 * 60_000,
+  concurrency: 4,
+  batchSize: 20,
+  pollIntervalMs: 2_000,
+});
+
+/**
+ * Throws when a policy cannot work: a lease no longer than the longest attempt (a live claimer
+ * would lose its row), or a count below 1 (`counts` adds the kind's own).
+ */
+export function checkOutboxPolicy(name: string, policy: OutboxPolicy, longestAttemptMs: number, counts: Record<string, number> = {}): void {
+  if (policy.leaseMs <= longestAttemptMs) {
+    throw new Error(`${name}: leaseMs (${policy.leaseMs}) must exceed the longest attempt (${longestAttemptMs} ms)`);
+  }
+  const all: Record<string, number> = { maxAttempts: policy.maxAttempts, concurrency: policy.concurrency, batchSize: policy.batchSize, ...counts };
+  const low = Object.entries(all).filter(([, value]) => !(value >= 1)).map(([key]) => key);
+  if (low.length > 0) throw new Error(`${name}: ${low.join(', ')} must be at least 1`);
+}

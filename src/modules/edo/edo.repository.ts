@@ -210,10 +210,6 @@ export async function releaseFeed(db: Executor, feed: string, owner: string, now
     .execute();
 }
 
-export async function readFeed(db: Executor, feed: string) {
-  return db.selectFrom('edo_feeds').selectAll().where('feed', '=', feed).executeTakeFirst();
-}
-
 // --- operator tools -------------------------------------------------------------------------
 
 /** The team of a document that has EDO jobs (public ids are unique across teams); null when none. */

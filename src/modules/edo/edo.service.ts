@@ -196,15 +196,8 @@ export class EdoService {
 
   /** Claims up to `limit` due sends (retries due, leases lapsed) for `owner`. */
   async claimDue(owner: string, limit: number): Promise<OutboxRow[]> {
-    const now = this.deps.clock.now();
-    if (!(await outbox.anyDue(this.db, now.toISOString(), ['edo_send']))) return [];
-    return outbox.claimDueRows(this.db, this.deps.database.dialect, {
-      now: now.toISOString(),
-      leaseUntil: new Date(now.getTime() + this.policy.leaseMs).toISOString(),
-      owner,
-      limit,
-      kinds: ['edo_send'],
-    });
+    const claim = { kind: 'edo_send' as const, owner, limit, now: this.deps.clock.now(), leaseMs: this.policy.leaseMs };
+    return outbox.claimDue(this.db, this.deps.database.dialect, claim);
   }
 
   /**
@@ -310,15 +303,7 @@ export class EdoService {
   private async recordSuperseded(row: OutboxRow, fence: outbox.Fence): Promise<'superseded' | null> {
     const now = isoNow(this.deps.clock);
     return this.db.transaction().execute(async (trx) => {
-      const done = await trx
-        .updateTable('outbox')
-        .set({ state: 'superseded', locked_by: null, locked_until: null, updated_at: now })
-        .where('team_id', '=', fence.teamId)
-        .where('id', '=', fence.id)
-        .where('state', '=', 'sending')
-        .where('locked_by', '=', fence.owner)
-        .executeTakeFirst();
-      if (Number(done.numUpdatedRows) !== 1) return null;
+      if (!(await outbox.markSuperseded(trx, fence, now))) return null;
       await repo.updateJobIf(trx, row.team_id, row.id, 'queued', { status: 'superseded', updated_at: now });
       return 'superseded' as const;
     });

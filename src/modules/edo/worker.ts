@@ -61,26 +61,6 @@ export class EdoWorker {
     return this.service.pollFeed(this.owner, signal);
   }
 
-  /** Sends and reads until nothing is due now (for the CLI and tests). */
-  async drain(): Promise<{ sends: EdoBatchResult; events: number }> {
-    const sends: EdoBatchResult = { claimed: 0, sent: 0, retrying: 0, failed: 0 };
-    for (;;) {
-      const r = await this.sendDue();
-      sends.claimed += r.claimed;
-      sends.sent += r.sent;
-      sends.retrying += r.retrying;
-      sends.failed += r.failed;
-      if (r.claimed < this.service.policy.batchSize) break;
-    }
-    let events = 0;
-    for (;;) {
-      const r = await this.readFeed();
-      events += r.applied;
-      if (!r.more) break;
-    }
-    return { sends, events };
-  }
-
   start(): void {
     this.sends.start();
     this.feed.start();

@@ -208,15 +208,7 @@ export class NotificationService {
 
   /** Claims up to `limit` due e-mails (retries due, leases lapsed) for `owner`. */
   async claimDue(owner: string, limit: number): Promise<OutboxRow[]> {
-    const now = this.deps.clock.now();
-    if (!(await outbox.anyDue(this.db, now.toISOString(), ['email']))) return [];
-    return outbox.claimDueRows(this.db, this.dialect, {
-      now: now.toISOString(),
-      leaseUntil: new Date(now.getTime() + this.policy.leaseMs).toISOString(),
-      owner,
-      limit,
-      kinds: ['email'],
-    });
+    return outbox.claimDue(this.db, this.dialect, { kind: 'email', owner, limit, now: this.deps.clock.now(), leaseMs: this.policy.leaseMs });
   }
 
   /**
