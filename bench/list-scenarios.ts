@@ -13,7 +13,7 @@ import { sql } from 'kysely';
 import { loadConfig } from '../src/config/config.js';
 import { openDatabase } from '../src/db/database.js';
 import type { BenchContext, Scenario } from './run.js';
-import { progressBar, readTemplate, seedDocuments, seedNumber, type SeedResult } from './seed.js';
+import { POLAR_WORD, progressBar, readTemplate, seedDocuments, seedNumber, type SeedResult } from './seed.js';
 
 const DOCS = nonNegativeInt('BENCH_DOCS', 100_000);
 
@@ -25,19 +25,41 @@ function nonNegativeInt(name: string, fallback: number): number {
   return value;
 }
 
-/** A document as an integrator sends it; VAT 22 % is the standard rate, the seller the bench team's. */
-function documentBody(sellerInn: string, number: string): Record<string, unknown> {
+/**
+ * A document as an integrator sends it: five items (a realistic invoice has 3–8), VAT 22 %
+ * (the standard rate), the seller the bench team's.
+ */
+export function documentBody(sellerInn: string, number: string): Record<string, unknown> {
   return {
     number,
     date: '2026-03-02',
     currency: 'RUB',
     seller: { inn: sellerInn },
-    buyer: { name: 'ООО «Покупатель»', inn: '7736207543', email: 'buyer@example.com' },
+    buyer: { name: 'ООО «Покупатель»', inn: '7736207543', kpp: '773601001', address: 'г. Москва, ул. Тверская, д. 1', email: 'buyer@example.com' },
     items: [
       { name: 'Консультация', qty: 3, unit: 'ч', price: 1500, vat_pct: 22 },
       { name: 'Лицензия', qty: 1, price: 9999.99, vat_pct: 22 },
+      { name: 'Внедрение', qty: 2, unit: 'дн', price: 24000, vat_pct: 22 },
+      { name: 'Обучение персонала', qty: 8, unit: 'ч', price: 2500.5, vat_pct: 22 },
+      { name: 'Техническая поддержка, месяц', qty: 12, unit: 'мес', price: 3333.33, vat_pct: 22 },
     ],
   };
+}
+
+let template: Promise<string> | null = null;
+
+/** Creates the template document through the API once; every scenario and the baseline use it. */
+export function ensureTemplate(ctx: Pick<BenchContext, 'serviceUrl' | 'apiKey' | 'sellerInn'>): Promise<string> {
+  template ??= (async () => {
+    const res = await fetch(`${ctx.serviceUrl}/api/v1/invoices`, {
+      method: 'POST',
+      headers: { 'x-api-key': ctx.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify(documentBody(ctx.sellerInn, 'TEMPLATE-1')),
+    });
+    if (res.status !== 200) throw new Error(`creating the template document answered ${res.status}: ${await res.text()}`);
+    return ((await res.json()) as { public_id: string }).public_id;
+  })();
+  return template;
 }
 
 let seeding: Promise<{ seed: SeedResult; templateId: string }> | null = null;
@@ -45,13 +67,7 @@ let seeding: Promise<{ seed: SeedResult; templateId: string }> | null = null;
 /** Seeds once, whichever of these scenarios runs first. */
 function ensureSeeded(ctx: BenchContext): Promise<{ seed: SeedResult; templateId: string }> {
   seeding ??= (async () => {
-    const res = await fetch(`${ctx.serviceUrl}/api/v1/invoices`, {
-      method: 'POST',
-      headers: { 'x-api-key': ctx.apiKey, 'content-type': 'application/json' },
-      body: JSON.stringify(documentBody(ctx.sellerInn, 'TEMPLATE-1')),
-    });
-    if (res.status !== 200) throw new Error(`creating the template document answered ${res.status}: ${await res.text()}`);
-    const templateId = ((await res.json()) as { public_id: string }).public_id;
+    const templateId = await ensureTemplate(ctx);
     const handle = openDatabase(loadConfig({ DATABASE_URL: ctx.databaseUrl }).database);
     try {
       const template = await readTemplate(handle.db, ctx.teamId, templateId);
@@ -120,12 +136,95 @@ function createScenario(name: string, number: string, extra: Record<string, unkn
   return scenario;
 }
 
+/**
+ * Full updates (PUT with If-Match), each of a document of its own: a pool of documents is
+ * created first, a request takes one that no other request is updating, sends its ETag and
+ * keeps the new ETag from the answer. Every request so succeeds (200) instead of racing.
+ */
+function updateScenario(name: string, poolSize: number): Scenario {
+  const pool: Array<{ id: string; etag: string }> = [];
+  let body = '';
+  const scenario: Scenario = {
+    name,
+    target: 'service',
+    method: 'PUT',
+    path: '/api/v1/invoices/{id}',
+    setup: async (ctx) => {
+      await ensureSeeded(ctx);
+      scenario.headers = { 'x-api-key': ctx.apiKey };
+      if (pool.length > 0) return;
+      const doc = documentBody(ctx.sellerInn, 'BENCH-PUT');
+      for (let i = 0; i < poolSize; i++) {
+        const res = await fetch(`${ctx.serviceUrl}/api/v1/invoices`, {
+          method: 'POST',
+          headers: { 'x-api-key': ctx.apiKey, 'content-type': 'application/json' },
+          body: JSON.stringify({ ...doc, number: `BENCH-PUT-${i}` }),
+        });
+        if (res.status !== 200) throw new Error(`creating a document to update answered ${res.status}: ${await res.text()}`);
+        pool.push({ id: ((await res.json()) as { public_id: string }).public_id, etag: res.headers.get('etag') ?? '' });
+      }
+      // The same content each time, with another comment: each PUT is a real new revision.
+      body = JSON.stringify({ invoice: { ...doc, comment: 'Обновлено' } });
+    },
+    requests: () => [
+      {
+        setupRequest: (request, context) => {
+          const doc = pool.shift();
+          if (!doc) throw new Error('the update pool is empty: more connections than documents');
+          (context as { doc?: typeof doc }).doc = doc;
+          return {
+            ...request,
+            method: 'PUT',
+            path: `/api/v1/invoices/${doc.id}`,
+            headers: { ...request.headers, 'content-type': 'application/json', 'if-match': doc.etag },
+            body: body.replace('"Обновлено"', JSON.stringify(`Обновлено ${doc.etag}`)),
+          };
+        },
+        onResponse: (_status, _body, context, headers) => {
+          const doc = (context as { doc: { id: string; etag: string } }).doc;
+          const etag = headers?.etag ?? headers?.ETag;
+          if (typeof etag === 'string') doc.etag = etag;
+          pool.push(doc);
+        },
+      },
+    ],
+  };
+  return scenario;
+}
+
+/**
+ * A read soak (BENCH_SCENARIOS=read-soak; BENCH_SOAK_SEC, default 600): detail, list pages,
+ * a search and the catalog in turn, for the service's memory over time (RSS before → after).
+ */
+const readSoak: Scenario = {
+  name: 'read-soak',
+  target: 'service',
+  method: 'GET',
+  path: '/api/v1/ref/catalog',
+  onlyWhenNamed: true,
+  durationSec: nonNegativeInt('BENCH_SOAK_SEC', 600),
+  setup: async (ctx) => {
+    const { templateId } = await ensureSeeded(ctx);
+    const headers = { 'x-api-key': ctx.apiKey };
+    const paths = [
+      `/api/v1/invoices/${templateId}`,
+      '/api/v1/invoices?limit=50',
+      '/api/v1/invoices?date_from=2024-03-01&date_to=2024-03-31',
+      `/api/v1/invoices?q=${encodeURIComponent(POLAR_WORD.toLowerCase())}`,
+      '/api/v1/ref/catalog',
+    ];
+    readSoak.requests = () => paths.map((path) => ({ method: 'GET' as const, path, headers }));
+  },
+};
+
 /** Appended to `scenarios` in run.ts, in this order; the create scenario last, as it grows the volume. */
 export const listScenarios: Scenario[] = [
   listScenario('list-first-page', 'limit=50'),
   listScenario('list-offset-5000', 'limit=50&offset=5000'),
   // Ten seeded numbers share this prefix ("СЧ-050000" of 1M): a search that matches few.
   listScenario('list-search-few', `q=${encodeURIComponent(rareQuery)}`),
+  // Every hundredth seeded buyer is «Полярная …»: a search matching 1 % of the team.
+  listScenario('list-search-1pct', `q=${encodeURIComponent(POLAR_WORD.toLowerCase())}`),
   // About one month of the four seeded years.
   listScenario('list-date-range', 'date_from=2024-03-01&date_to=2024-03-31'),
   getOne,
@@ -133,4 +232,11 @@ export const listScenarios: Scenario[] = [
   // Starts EDO sync: the job is written in the document's transaction, and the service's
   // in-process worker sends it (sandbox operator, PDF rendered) while the scenario runs.
   createScenario('invoice-create-edo', 'BENCH-EDO', { buyer_edo_id: '2BM-7736207543-2012052808301121' }),
+  // Each create queues an e-mail to the buyer (written as .eml files when SMTP_URL is unset).
+  createScenario('invoice-create-email', 'BENCH-MAIL', {
+    api_recipients: [{ email: 'buyer@example.com', name: 'Покупатель' }],
+    notify_recipients: true,
+  }),
+  updateScenario('invoice-put', 200),
+  readSoak,
 ];

@@ -1,7 +1,7 @@
 /**
  * Benchmark: the built service (`node dist/src/server.js`) in a child process, driven by
  * autocannon, against a physical-limit baseline: a bare `node:http` server, also a child
- * process, answering the same bytes (body and content type) as the catalog route. The ratio
+ * process, answering the same bytes (body and content type) as GET of one document. The ratio
  * column says what share of that limit each scenario reaches.
  *
  *   npm run bench                       # 10 s per scenario, 50 connections
@@ -22,7 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { listScenarios } from './list-scenarios.js';
+import { ensureTemplate, listScenarios } from './list-scenarios.js';
 
 /** dist/bench/run.js or bench/run.ts: the repository is two levels or one level up. */
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -59,13 +59,19 @@ export interface Scenario {
   body?: string;
   /** Runs once before the measurement, e.g. to seed documents. */
   setup?: (ctx: BenchContext) => Promise<void>;
+  /** Requests built per call (autocannon's `requests`), for scenarios whose requests differ. */
+  requests?: () => autocannon.Request[];
+  /** Measured this long instead of BENCH_DURATION (e.g. a soak). */
+  durationSec?: number;
+  /** Runs only when named in BENCH_SCENARIOS. */
+  onlyWhenNamed?: boolean;
 }
 
 const authHeaders = { 'x-api-key': BENCH_KEY };
 
 /** In the order they run. Ratios are to the `baseline` scenario. */
 export const scenarios: Scenario[] = [
-  { name: 'baseline', target: 'baseline', method: 'GET', path: '/api/v1/ref/catalog' },
+  { name: 'baseline', target: 'baseline', method: 'GET', path: '/api/v1/invoices/baseline' },
   { name: 'healthz', target: 'service', method: 'GET', path: '/healthz' },
   { name: 'catalog', target: 'service', method: 'GET', path: '/api/v1/ref/catalog', headers: authHeaders },
   // List, search, read and create over BENCH_DOCS seeded documents (bench/list-scenarios.ts).
@@ -83,6 +89,9 @@ interface Row {
   total_requests: number;
   non_2xx: number;
   errors: number;
+  /** The service's resident memory before and after the scenario, MB (null for the baseline). */
+  rss_start_mb: number | null;
+  rss_end_mb: number | null;
 }
 
 function positiveInt(name: string, fallback: number): number {
@@ -149,7 +158,7 @@ function bootstrapFile(dir: string): string {
   const huge = { per_sec: 2_000_000_000, per_min: 2_000_000_000, per_day: 2_000_000_000 };
   const file = path.join(dir, 'bench-bootstrap.json');
   const content = {
-    tariffs: { bench: { max_organizations: 10, max_api_keys: 10, key_rate: huge, team_rate: huge, emails_per_day: 0, external_share: true } },
+    tariffs: { bench: { max_organizations: 10, max_api_keys: 10, key_rate: huge, team_rate: huge, emails_per_day: 2_000_000_000, external_share: true } },
     teams: [
       {
         id: 'bench',
@@ -199,9 +208,21 @@ async function measure(url: string, scenario: Scenario, durationSec: number): Pr
     method: scenario.method,
     headers: { ...(scenario.body ? { 'content-type': 'application/json' } : {}), ...scenario.headers },
     ...(scenario.body ? { body: scenario.body } : {}),
+    ...(scenario.requests ? { requests: scenario.requests() } : {}),
     connections: CONNECTIONS,
     duration: durationSec,
   });
+}
+
+/** A process's resident set size in MB, from /proc (null where there is none). */
+function rssMb(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Math.round(Number(match[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
 }
 
 function gitCommit(): string | null {
@@ -214,13 +235,13 @@ function gitCommit(): string | null {
 
 function markdownTable(rows: Row[]): string {
   const lines = [
-    '| scenario | request | req/s | p50 ms | p99 ms | ratio to baseline | requests | non-2xx | errors |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | request | req/s | p50 ms | p99 ms | ratio to baseline | requests | non-2xx | errors | RSS MB before → after |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
     const ratio = r.ratio_to_baseline === null ? '–' : r.ratio_to_baseline.toFixed(2);
     lines.push(
-      `| ${r.scenario} | ${r.method} ${r.path} | ${Math.round(r.requests_per_sec)} | ${r.p50_ms} | ${r.p99_ms} | ${ratio} | ${r.total_requests} | ${r.non_2xx} | ${r.errors} |`,
+      `| ${r.scenario} | ${r.method} ${r.path} | ${Math.round(r.requests_per_sec)} | ${r.p50_ms} | ${r.p99_ms} | ${ratio} | ${r.total_requests} | ${r.non_2xx} | ${r.errors} | ${r.rss_start_mb === null ? '–' : `${r.rss_start_mb} → ${r.rss_end_mb}`} |`,
     );
   }
   return lines.join('\n');
@@ -250,16 +271,19 @@ async function main(): Promise<void> {
     // the API alone, or INVOICING_EDO_OPERATOR.
     ...Object.fromEntries(Object.entries(process.env).filter(([name]) => /^INVOICING_(IN_PROCESS_WORKER|EDO_\w+)$/.test(name))),
   };
-  const service = startChild([serverEntry], serviceEnv, serviceLog);
+  // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service.
+  const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const service = startChild([...nodeArgs, serverEntry], serviceEnv, serviceLog);
   const serviceUrl = `http://127.0.0.1:${servicePort}`;
   await waitForHealthy(`${serviceUrl}/healthz`, service, serviceLog);
 
-  // The baseline answers exactly what the service answers on the catalog route.
-  const catalog = await fetch(`${serviceUrl}/api/v1/ref/catalog`, { headers: authHeaders });
-  if (catalog.status !== 200) throw new Error(`the catalog answered ${catalog.status}: ${await catalog.text()}`);
-  const catalogBody = Buffer.from(await catalog.arrayBuffer());
-  const bodyFile = path.join(tmp, 'catalog.body');
-  fs.writeFileSync(bodyFile, catalogBody);
+  // The baseline answers exactly what the service answers for one document (GET detail).
+  const templateId = await ensureTemplate({ serviceUrl, apiKey: BENCH_KEY, sellerInn: BENCH_INN });
+  const detail = await fetch(`${serviceUrl}/api/v1/invoices/${templateId}`, { headers: authHeaders });
+  if (detail.status !== 200) throw new Error(`GET of the template document answered ${detail.status}: ${await detail.text()}`);
+  const detailBody = Buffer.from(await detail.arrayBuffer());
+  const bodyFile = path.join(tmp, 'detail.body');
+  fs.writeFileSync(bodyFile, detailBody);
   const baselinePort = await freePort();
   const baselineLog = path.join(tmp, 'baseline.log');
   const baseline = startChild(
@@ -268,7 +292,7 @@ async function main(): Promise<void> {
       PATH: process.env.PATH,
       BASELINE_PORT: String(baselinePort),
       BASELINE_BODY_FILE: bodyFile,
-      BASELINE_CONTENT_TYPE: catalog.headers.get('content-type') ?? 'application/json',
+      BASELINE_CONTENT_TYPE: detail.headers.get('content-type') ?? 'application/json',
     },
     baselineLog,
   );
@@ -276,7 +300,7 @@ async function main(): Promise<void> {
   await waitForHealthy(`${baselineUrl}/`, baseline, baselineLog);
 
   const ctx: BenchContext = { serviceUrl, baselineUrl, apiKey: BENCH_KEY, sellerInn: BENCH_INN, databaseUrl, teamId: 'bench' };
-  const selected = scenarios.filter((s) => !ONLY || ONLY.includes(s.name));
+  const selected = scenarios.filter((s) => (ONLY ? ONLY.includes(s.name) : !s.onlyWhenNamed));
   const rows: Row[] = [];
   process.stdout.write(
     `Benchmark: ${selected.length} scenario(s), ${DURATION_SEC} s each after a ${WARMUP_SEC} s warm-up, ${CONNECTIONS} connections, ` +
@@ -286,7 +310,9 @@ async function main(): Promise<void> {
     const url = scenario.target === 'service' ? serviceUrl : baselineUrl;
     await scenario.setup?.(ctx);
     await measure(url, scenario, WARMUP_SEC);
-    const result = await measure(url, scenario, DURATION_SEC);
+    const rssStart = scenario.target === 'service' ? rssMb(service.pid) : null;
+    const result = await measure(url, scenario, scenario.durationSec ?? DURATION_SEC);
+    const rssEnd = scenario.target === 'service' ? rssMb(service.pid) : null;
     rows.push({
       scenario: scenario.name,
       method: scenario.method,
@@ -298,6 +324,8 @@ async function main(): Promise<void> {
       total_requests: result.requests.total,
       non_2xx: result.non2xx,
       errors: result.errors,
+      rss_start_mb: rssStart,
+      rss_end_mb: rssEnd,
     });
     process.stdout.write(`  ${scenario.name}: ${Math.round(result.requests.average)} req/s\n`);
   }
@@ -333,7 +361,7 @@ async function main(): Promise<void> {
     `Commit ${meta.commit ?? 'unknown'}, Node ${meta.node}, ${meta.cores} × ${meta.cpu}, 1-minute load average ${meta.load_average_1m} at the end.`,
     `${meta.duration_sec} s per scenario after a ${meta.warmup_sec} s warm-up, ${meta.connections} connections (autocannon in the same machine),`,
     `database ${meta.database}${meta.redis ? ' with Redis rate-limit counters' : ''}, LOG_LEVEL=${meta.log_level}.`,
-    'The baseline is a bare node:http server in its own process answering the catalog response bytes: the physical limit of this machine.',
+    'The baseline is a bare node:http server in its own process answering the bytes of one document (GET detail): the physical limit of this machine.',
     '',
     table,
     '',

@@ -58,6 +58,8 @@ const WORDS = [
   'Орион', 'Полюс', 'Радуга', 'Сигма', 'Техно', 'Урал', 'Феникс', 'Хронос', 'Цитадель', 'Экспресс',
   'Юпитер', 'Янтарь', 'Байкал', 'Волга', 'Север', 'Восток', 'Запад', 'Юг', 'Атлант', 'Спектр',
 ];
+/** The buyer word of every hundredth seeded document (a search matching 1 %). */
+export const POLAR_WORD = 'Полярная';
 /** Dates spread evenly over four years, newest last. */
 const FIRST_DAY = Date.UTC(2023, 0, 1);
 const DAYS = 4 * 365;
@@ -93,7 +95,9 @@ export async function seedDocuments(db: Db, options: SeedOptions): Promise<SeedR
       // Creation times fall inside the document's day, so both sort keys vary.
       const createdAt = new Date(dayMs + 8 * 3_600_000 + (i % 36_000) * 1000).toISOString();
       const number = seedNumber(i);
-      const buyerName = `${FORMS[i % FORMS.length]} «${WORDS[i % WORDS.length]} ${WORDS[Math.floor(i / WORDS.length) % WORDS.length]}»`;
+      // Every hundredth buyer is «Полярная …»: the `q` of the "matches 1 %" scenario.
+      const firstWord = i % 100 === 0 ? POLAR_WORD : WORDS[i % WORDS.length];
+      const buyerName = `${FORMS[i % FORMS.length]} «${firstWord} ${WORDS[Math.floor(i / WORDS.length) % WORDS.length]}»`;
       const buyerInn = innOf(i);
       const doc = { ...baseDoc, public_id: publicId, number, date, buyer: { ...(baseDoc.buyer as object), name: buyerName, inn: buyerInn } };
       invoices.push({
