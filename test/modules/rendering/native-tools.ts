@@ -45,6 +45,11 @@ export async function decodeQrPng(png: Buffer): Promise<string> {
   return withFile(png, 'qr.png', async (file) => (await run('zbarimg', ['--quiet', '--raw', '-Sbinary', file])).toString('utf8'));
 }
 
+/** Like {@link decodeQrPng}, but the symbol's raw bytes, for payloads not in UTF-8 (ST00011). */
+export async function decodeQrPngBytes(png: Buffer): Promise<Buffer> {
+  return withFile(png, 'qr.png', async (file) => run('zbarimg', ['--quiet', '--raw', '-Sbinary', file]));
+}
+
 /** The PDF's text in layout mode, with runs of spaces collapsed to one. */
 export async function pdfText(pdf: Buffer): Promise<string> {
   return withFile(pdf, 'doc.pdf', async (file) => {
