@@ -988,7 +988,7 @@ export interface components {
                 encoding: "utf-8" | "windows-1251" | "";
                 /** @description Why the QR is disabled, checked in this order: `disabled_by_document` (show_payment_qr false), `invoice_paid`, `invoice_cancelled`, `currency_not_rub`, `zero_total`, `missing_bank_requisites`, `invalid_requisites` (a seller BIK, account, corr. account, INN or KPP fails its check; see `warnings`), `payload_too_long` (the required block exceeds 300 bytes in UTF-8 and in windows-1251, or Sum exceeds 18 digits; `warnings` names the field to shorten); empty when enabled. */
                 reason: "" | "disabled_by_document" | "invoice_paid" | "invoice_cancelled" | "currency_not_rub" | "zero_total" | "missing_bank_requisites" | "invalid_requisites" | "payload_too_long";
-                /** @description Why the QR is off, per field (`seller.account` `account_checksum`, `seller.name` `qr_payload_too_long`, …); empty when enabled or when `reason` says it all. */
+                /** @description Why the QR is off, per field (`seller.account` `account_checksum`, `seller.name` `qr_payload_too_long`, `items` `qr_sum_too_long`, …); empty when enabled or when `reason` says it all. */
                 warnings: ({
                     /** @description Path of the field, e.g. `seller.inn` or `items[2].vat_pct`. */
                     field: string;
@@ -1526,7 +1526,7 @@ export interface components {
                 encoding: "utf-8" | "windows-1251" | "";
                 /** @description Why the QR is disabled, checked in this order: `disabled_by_document` (show_payment_qr false), `invoice_paid`, `invoice_cancelled`, `currency_not_rub`, `zero_total`, `missing_bank_requisites`, `invalid_requisites` (a seller BIK, account, corr. account, INN or KPP fails its check; see `warnings`), `payload_too_long` (the required block exceeds 300 bytes in UTF-8 and in windows-1251, or Sum exceeds 18 digits; `warnings` names the field to shorten); empty when enabled. */
                 reason: "" | "disabled_by_document" | "invoice_paid" | "invoice_cancelled" | "currency_not_rub" | "zero_total" | "missing_bank_requisites" | "invalid_requisites" | "payload_too_long";
-                /** @description Why the QR is off, per field (`seller.account` `account_checksum`, `seller.name` `qr_payload_too_long`, …); empty when enabled or when `reason` says it all. */
+                /** @description Why the QR is off, per field (`seller.account` `account_checksum`, `seller.name` `qr_payload_too_long`, `items` `qr_sum_too_long`, …); empty when enabled or when `reason` says it all. */
                 warnings: ({
                     /** @description Path of the field, e.g. `seller.inn` or `items[2].vat_pct`. */
                     field: string;

@@ -231,6 +231,19 @@ export const Totals = Type.Object(
   { additionalProperties: true, description: 'Totals in decimal arithmetic, rounded half-up to kopecks per line.' },
 );
 
+/** Why the payment QR is off (`qr.reason`), in the order they are checked; docs/domain.md explains each. */
+export const QR_OFF_REASONS = [
+  'disabled_by_document',
+  'invoice_paid',
+  'invoice_cancelled',
+  'currency_not_rub',
+  'zero_total',
+  'missing_bank_requisites',
+  'invalid_requisites',
+  'payload_too_long',
+] as const;
+export type QrOffReason = (typeof QR_OFF_REASONS)[number];
+
 export const QrInfo = Type.Object(
   {
     ...kindFields,
@@ -245,17 +258,7 @@ export const QrInfo = Type.Object(
       description: 'Encoding of the QR symbol’s bytes, as the payload header declares: `utf-8` (ST00012, the default) or `windows-1251` (ST00011, when the required block passes 300 UTF-8 bytes but fits in windows-1251); empty when disabled.',
     }),
     reason: Type.Union(
-      [
-        Type.Literal(''),
-        Type.Literal('disabled_by_document'),
-        Type.Literal('invoice_paid'),
-        Type.Literal('invoice_cancelled'),
-        Type.Literal('currency_not_rub'),
-        Type.Literal('zero_total'),
-        Type.Literal('missing_bank_requisites'),
-        Type.Literal('invalid_requisites'),
-        Type.Literal('payload_too_long'),
-      ],
+      [Type.Literal(''), ...QR_OFF_REASONS.map((r) => Type.Literal(r))],
       {
         description:
           'Why the QR is disabled, checked in this order: `disabled_by_document` (show_payment_qr false), `invoice_paid`, `invoice_cancelled`, `currency_not_rub`, `zero_total`, `missing_bank_requisites`, `invalid_requisites` (a seller BIK, account, corr. account, INN or KPP fails its check; see `warnings`), `payload_too_long` (the required block exceeds 300 bytes in UTF-8 and in windows-1251, or Sum exceeds 18 digits; `warnings` names the field to shorten); empty when enabled.',
@@ -263,7 +266,7 @@ export const QrInfo = Type.Object(
     ),
     warnings: Type.Array(ValidationIssue, {
       maxItems: 16,
-      description: 'Why the QR is off, per field (`seller.account` `account_checksum`, `seller.name` `qr_payload_too_long`, …); empty when enabled or when `reason` says it all.',
+      description: 'Why the QR is off, per field (`seller.account` `account_checksum`, `seller.name` `qr_payload_too_long`, `items` `qr_sum_too_long`, …); empty when enabled or when `reason` says it all.',
     }),
   },
   { additionalProperties: true, description: 'The payment QR code.' },

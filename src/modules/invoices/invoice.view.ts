@@ -9,7 +9,7 @@ import { amountInWords, type AmountInWordsCurrency } from '../rendering/amount-i
 import { buildPaymentQrPayload, qrPayloadEncoding, QrPayloadError } from '../rendering/qr-payload.js';
 import { apiDocumentUrl, portalUrls, qrUrls, shareUrls, type LinkBases } from '../sharing/index.js';
 import type { Tariff } from '../teams/index.js';
-import type { InvoiceWriteResponse } from './invoice.schemas.js';
+import type { InvoiceWriteResponse, QrOffReason } from './invoice.schemas.js';
 import { BUYER_STATUSES, SELLER_STATUSES, SERVICE_STATUSES, type BuyerStatus, type SellerStatus, type ServiceStatus } from './statuses.js';
 import { requisiteWarnings } from './requisites.js';
 import { computeTotals, type DocumentTotals } from './totals.js';
@@ -84,19 +84,6 @@ function minorUnits(v: string): string {
   return negative && digits !== '0' ? `-${digits}` : digits;
 }
 
-/** Why the payment QR is off (`qr.reason`); the closed list the API documents. */
-export const QR_OFF_REASONS = [
-  'disabled_by_document',
-  'invoice_paid',
-  'invoice_cancelled',
-  'currency_not_rub',
-  'zero_total',
-  'missing_bank_requisites',
-  'invalid_requisites',
-  'payload_too_long',
-] as const;
-export type QrOffReason = (typeof QR_OFF_REASONS)[number];
-
 /** The GOST key of a QR field and the document path a caller edits to fix it. */
 const QR_FIELD_PATHS: Record<string, string> = {
   Name: 'seller.name',
@@ -159,7 +146,8 @@ function qrBlock(doc: Doc, totals: DocumentTotals, sellerStatus: string, buyerTo
   } catch (err) {
     if (!(err instanceof QrPayloadError)) throw err;
     const field = (err.key !== null ? QR_FIELD_PATHS[err.key] : undefined) ?? 'seller';
-    const warning = { field, code: err.code === 'required_block_too_long' ? 'qr_payload_too_long' : 'qr_invalid_value', message: `payment QR not printed: ${err.message}` };
+    const code = err.code === 'required_block_too_long' ? 'qr_payload_too_long' : err.key === 'Sum' ? 'qr_sum_too_long' : 'qr_invalid_value';
+    const warning = { field, code, message: `payment QR not printed: ${err.message}` };
     return off(err.code === 'required_block_too_long' || err.key === 'Sum' ? 'payload_too_long' : 'invalid_requisites', [warning]);
   }
 }

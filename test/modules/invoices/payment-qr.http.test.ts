@@ -167,6 +167,16 @@ describe('issue 14: payment QR', () => {
     expect(doc.totals.amount_in_words).toMatch(/67 копеек$/);
   });
 
+  it('prints no QR when the sum needs more than GOST’s 18 digits of kopecks, and still prints the exact total', async () => {
+    const doc = await createDocument(t, simpleDoc('too-big', { seller: seller(), items: [{ name: 'Всё', qty: 1e9, price: 1e12, vat_pct: null }] }));
+    expect(doc.totals.total_minor_units).toBe(`1${'0'.repeat(23)}`);
+    expect(doc.qr).toMatchObject({ enabled: false, reason: 'payload_too_long', payload: '' });
+    expect(doc.qr.warnings).toEqual([expect.objectContaining({ field: 'items', code: 'qr_sum_too_long' })]);
+    const { bytes, text } = await pdfQr(t, doc);
+    expect(bytes).toBeNull();
+    expect(text).toContain('Всего к оплате: 1 000 000 000 000 000 000 000,00');
+  });
+
   it('warns about bad OGRN control digits of seller and buyer', async () => {
     const doc = await createDocument(
       t,
