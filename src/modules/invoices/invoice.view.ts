@@ -12,7 +12,7 @@ import type { Tariff } from '../teams/index.js';
 import type { InvoiceWriteResponse, QrOffReason } from './invoice.schemas.js';
 import { BUYER_STATUSES, SELLER_STATUSES, SERVICE_STATUSES, type BuyerStatus, type SellerStatus, type ServiceStatus } from './statuses.js';
 import { requisiteWarnings } from './requisites.js';
-import { computeTotals, type DocumentTotals } from './totals.js';
+import { computeTotals, toMinorUnits as minorUnits, type DocumentTotals } from './totals.js';
 
 export const DOCUMENT_KIND = 'invoice';
 export const KIND_VERSION = '1';
@@ -75,14 +75,6 @@ export function serviceRestriction(tariff: Tariff): string {
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const money = (v: string): number => Number(v);
-
-/** A money string ("1234.56", "-0.10") as whole kopecks, digits only with an optional minus. */
-function minorUnits(v: string): string {
-  const negative = v.startsWith('-');
-  const [whole = '0', fraction = ''] = (negative ? v.slice(1) : v).split('.');
-  const digits = (whole + fraction.padEnd(2, '0').slice(0, 2)).replace(/^0+(?=\d)/, '');
-  return negative && digits !== '0' ? `-${digits}` : digits;
-}
 
 /** The GOST key of a QR field and the document path a caller edits to fix it. */
 const QR_FIELD_PATHS: Record<string, string> = {

@@ -8,7 +8,7 @@
  */
 import type { InvoiceDetail, InvoiceWriteResponse } from '../invoices/invoice.schemas.js';
 import { BUYER_STATUSES, SELLER_STATUSES, SERVICE_STATUSES } from '../invoices/statuses.js';
-import { computeTotals, formatMoney, type TotalsItemInput } from '../invoices/totals.js';
+import { computeTotals, formatMoney, fromMinorUnits, type TotalsItemInput } from '../invoices/totals.js';
 import { AMOUNT_IN_WORDS_CURRENCIES, amountInWords, type AmountInWordsCurrency } from './amount-in-words.js';
 import { currencyShortRu, formatDateLongRu, formatDateShortRu, formatMoneyRu, formatPercentRu, formatPriceRu, formatQtyRu } from './ru-format.js';
 
@@ -148,14 +148,6 @@ interface TotalsSource {
   total: string;
   lineAmounts: string[];
   breakdown: Array<{ vat_pct: number | null; vat: string }>;
-}
-
-/** Whole kopecks ("-123456") as a two-decimal string ("-1234.56"); exact at any size. */
-export function fromMinorUnits(minor: string): string {
-  const negative = minor.startsWith('-');
-  const digits = (negative ? minor.slice(1) : minor).padStart(3, '0');
-  const text = `${digits.slice(0, -2)}.${digits.slice(-2)}`;
-  return negative && text !== '0.00' ? `-${text}` : text;
 }
 
 const MINOR = /^-?\d+$/;
