@@ -556,7 +556,7 @@ export interface components {
                 } & {
                     [key: string]: unknown;
                 })[];
-                /** @description Warnings, stored and returned: INN, KPP, BIK and account checksums, unusual VAT rates, EDO id format, a seller without an EDO id (`seller_edo_id_missing`) when `buyer_edo_id` is given. */
+                /** @description Warnings, stored and returned: INN, KPP, OGRN/OGRNIP (`ogrn_checksum`), BIK and account checksums (treasury BIKs 00…/01…: the ЕКС keyed with the corr. prefix, treasury accounts 03… on their shape), unusual VAT rates, EDO id format, a seller without an EDO id (`seller_edo_id_missing`) when `buyer_edo_id` is given. */
                 warnings: ({
                     /** @description Path of the field, e.g. `seller.inn` or `items[2].vat_pct`. */
                     field: string;
@@ -656,7 +656,7 @@ export interface components {
                     } & {
                         [key: string]: unknown;
                     })[];
-                    /** @description Warnings, stored and returned: INN, KPP, BIK and account checksums, unusual VAT rates, EDO id format, a seller without an EDO id (`seller_edo_id_missing`) when `buyer_edo_id` is given. */
+                    /** @description Warnings, stored and returned: INN, KPP, OGRN/OGRNIP (`ogrn_checksum`), BIK and account checksums (treasury BIKs 00…/01…: the ЕКС keyed with the corr. prefix, treasury accounts 03… on their shape), unusual VAT rates, EDO id format, a seller without an EDO id (`seller_edo_id_missing`) when `buyer_edo_id` is given. */
                     warnings: ({
                         /** @description Path of the field, e.g. `seller.inn` or `items[2].vat_pct`. */
                         field: string;
@@ -919,8 +919,12 @@ export interface components {
                 prices_include_vat: boolean;
                 /** @description Number of lines. */
                 items_count: number;
-                /** @description total in kopecks (cents), digits only, as in the payment QR `Sum`. */
+                /** @description total in kopecks (cents), digits only, as in the payment QR `Sum`. Exact: the PDF prints from it. */
                 total_minor_units: string;
+                /** @description subtotal in kopecks (cents), exact: digits only with a leading minus when negative. Use it instead of the JSON number above about 10^15, where a double loses kopecks. */
+                subtotal_minor_units: string;
+                /** @description vat_total in kopecks (cents), exact: digits only with a leading minus when negative. Use it instead of the JSON number above about 10^15, where a double loses kopecks. */
+                vat_total_minor_units: string;
                 /** @description The total in Russian words, e.g. "Девятнадцать тысяч семьсот восемьдесят девять рублей 99 копеек". */
                 amount_in_words: string;
                 /** @description Sums by VAT rate, in order of first appearance. */
@@ -933,6 +937,12 @@ export interface components {
                     vat: number;
                     /** @description Gross sum of the lines at this rate. */
                     gross: number;
+                    /** @description net in kopecks (cents), exact: digits only with a leading minus when negative. Use it instead of the JSON number above about 10^15, where a double loses kopecks. */
+                    net_minor_units: string;
+                    /** @description vat in kopecks (cents), exact: digits only with a leading minus when negative. Use it instead of the JSON number above about 10^15, where a double loses kopecks. */
+                    vat_minor_units: string;
+                    /** @description gross in kopecks (cents), exact: digits only with a leading minus when negative. Use it instead of the JSON number above about 10^15, where a double loses kopecks. */
+                    gross_minor_units: string;
                 }[];
                 /** @description Per-line amounts. */
                 lines: {
@@ -948,6 +958,14 @@ export interface components {
                     gross: number;
                     /** @description Rate; null for без НДС. */
                     vat_pct: number | null;
+                    /** @description amount in kopecks (cents), exact: digits only with a leading minus when negative. Use it instead of the JSON number above about 10^15, where a double loses kopecks. */
+                    amount_minor_units: string;
+                    /** @description net in kopecks (cents), exact: digits only with a leading minus when negative. Use it instead of the JSON number above about 10^15, where a double loses kopecks. */
+                    net_minor_units: string;
+                    /** @description vat in kopecks (cents), exact: digits only with a leading minus when negative. Use it instead of the JSON number above about 10^15, where a double loses kopecks. */
+                    vat_minor_units: string;
+                    /** @description gross in kopecks (cents), exact: digits only with a leading minus when negative. Use it instead of the JSON number above about 10^15, where a double loses kopecks. */
+                    gross_minor_units: string;
                 }[];
             } & {
                 [key: string]: unknown;
@@ -958,16 +976,29 @@ export interface components {
                 document_public_id: string;
                 /** @description Kind of the document: `invoice`. */
                 document_kind: string;
-                /** @description True when the payment QR is shown: show_payment_qr, RUB and complete bank requisites. */
+                /** @description True when the payment QR is shown (API, PDF, qr.png/qr.svg, share page): show_payment_qr, neither paid nor cancelled, RUB, a total above zero, complete and valid bank requisites, a payload within GOST limits. */
                 enabled: boolean;
-                /** @description PNG of the QR code (on the share base); empty when disabled. */
+                /** @description PNG of the QR code (on the share base); empty when disabled (the image then answers 404). */
                 url: string;
                 /** @description SVG of the QR code; empty when disabled. */
                 svg_url: string;
-                /** @description GOST R 56042-2014 payload (ST00012…); empty when disabled. */
+                /** @description GOST R 56042-2014 payload as text (ST00012… in UTF-8, or ST00011… whose QR holds windows-1251 bytes); empty when disabled. Purpose is the document’s `purpose` (cut to 210 characters) when given, else "Оплата по счёту № N от ДД.ММ.ГГГГ, <VAT clause>". */
                 payload: string;
-                /** @description Why the QR is disabled: `disabled_by_document`, `currency_not_rub`, `missing_bank_requisites`, `payload_too_long`; empty when enabled. */
-                reason: string;
+                /** @description Encoding of the QR symbol’s bytes, as the payload header declares: `utf-8` (ST00012, the default) or `windows-1251` (ST00011, when the required block passes 300 UTF-8 bytes but fits in windows-1251); empty when disabled. */
+                encoding: "utf-8" | "windows-1251" | "";
+                /** @description Why the QR is disabled, checked in this order: `disabled_by_document` (show_payment_qr false), `invoice_paid`, `invoice_cancelled`, `currency_not_rub`, `zero_total`, `missing_bank_requisites`, `invalid_requisites` (a seller BIK, account, corr. account, INN or KPP fails its check; see `warnings`), `payload_too_long` (the required block exceeds 300 bytes in UTF-8 and in windows-1251, or Sum exceeds 18 digits; `warnings` names the field to shorten); empty when enabled. */
+                reason: "" | "disabled_by_document" | "invoice_paid" | "invoice_cancelled" | "currency_not_rub" | "zero_total" | "missing_bank_requisites" | "invalid_requisites" | "payload_too_long";
+                /** @description Why the QR is off, per field (`seller.account` `account_checksum`, `seller.name` `qr_payload_too_long`, `items` `qr_sum_too_long`, …); empty when enabled or when `reason` says it all. */
+                warnings: ({
+                    /** @description Path of the field, e.g. `seller.inn` or `items[2].vat_pct`. */
+                    field: string;
+                    /** @description Machine-readable reason, e.g. `inn_checksum`, `account_checksum`, `unusual_vat_rate`. */
+                    code: string;
+                    /** @description Human-readable reason. */
+                    message: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
             } & {
                 [key: string]: unknown;
             };
@@ -1063,7 +1094,7 @@ export interface components {
                 } & {
                     [key: string]: unknown;
                 })[];
-                /** @description Warnings, stored and returned: INN, KPP, BIK and account checksums, unusual VAT rates, EDO id format, a seller without an EDO id (`seller_edo_id_missing`) when `buyer_edo_id` is given. */
+                /** @description Warnings, stored and returned: INN, KPP, OGRN/OGRNIP (`ogrn_checksum`), BIK and account checksums (treasury BIKs 00…/01…: the ЕКС keyed with the corr. prefix, treasury accounts 03… on their shape), unusual VAT rates, EDO id format, a seller without an EDO id (`seller_edo_id_missing`) when `buyer_edo_id` is given. */
                 warnings: ({
                     /** @description Path of the field, e.g. `seller.inn` or `items[2].vat_pct`. */
                     field: string;
@@ -1163,7 +1194,7 @@ export interface components {
                     } & {
                         [key: string]: unknown;
                     })[];
-                    /** @description Warnings, stored and returned: INN, KPP, BIK and account checksums, unusual VAT rates, EDO id format, a seller without an EDO id (`seller_edo_id_missing`) when `buyer_edo_id` is given. */
+                    /** @description Warnings, stored and returned: INN, KPP, OGRN/OGRNIP (`ogrn_checksum`), BIK and account checksums (treasury BIKs 00…/01…: the ЕКС keyed with the corr. prefix, treasury accounts 03… on their shape), unusual VAT rates, EDO id format, a seller without an EDO id (`seller_edo_id_missing`) when `buyer_edo_id` is given. */
                     warnings: ({
                         /** @description Path of the field, e.g. `seller.inn` or `items[2].vat_pct`. */
                         field: string;
@@ -1426,8 +1457,12 @@ export interface components {
                 prices_include_vat: boolean;
                 /** @description Number of lines. */
                 items_count: number;
-                /** @description total in kopecks (cents), digits only, as in the payment QR `Sum`. */
+                /** @description total in kopecks (cents), digits only, as in the payment QR `Sum`. Exact: the PDF prints from it. */
                 total_minor_units: string;
+                /** @description subtotal in kopecks (cents), exact: digits only with a leading minus when negative. Use it instead of the JSON number above about 10^15, where a double loses kopecks. */
+                subtotal_minor_units: string;
+                /** @description vat_total in kopecks (cents), exact: digits only with a leading minus when negative. Use it instead of the JSON number above about 10^15, where a double loses kopecks. */
+                vat_total_minor_units: string;
                 /** @description The total in Russian words, e.g. "Девятнадцать тысяч семьсот восемьдесят девять рублей 99 копеек". */
                 amount_in_words: string;
                 /** @description Sums by VAT rate, in order of first appearance. */
@@ -1440,6 +1475,12 @@ export interface components {
                     vat: number;
                     /** @description Gross sum of the lines at this rate. */
                     gross: number;
+                    /** @description net in kopecks (cents), exact: digits only with a leading minus when negative. Use it instead of the JSON number above about 10^15, where a double loses kopecks. */
+                    net_minor_units: string;
+                    /** @description vat in kopecks (cents), exact: digits only with a leading minus when negative. Use it instead of the JSON number above about 10^15, where a double loses kopecks. */
+                    vat_minor_units: string;
+                    /** @description gross in kopecks (cents), exact: digits only with a leading minus when negative. Use it instead of the JSON number above about 10^15, where a double loses kopecks. */
+                    gross_minor_units: string;
                 }[];
                 /** @description Per-line amounts. */
                 lines: {
@@ -1455,6 +1496,14 @@ export interface components {
                     gross: number;
                     /** @description Rate; null for без НДС. */
                     vat_pct: number | null;
+                    /** @description amount in kopecks (cents), exact: digits only with a leading minus when negative. Use it instead of the JSON number above about 10^15, where a double loses kopecks. */
+                    amount_minor_units: string;
+                    /** @description net in kopecks (cents), exact: digits only with a leading minus when negative. Use it instead of the JSON number above about 10^15, where a double loses kopecks. */
+                    net_minor_units: string;
+                    /** @description vat in kopecks (cents), exact: digits only with a leading minus when negative. Use it instead of the JSON number above about 10^15, where a double loses kopecks. */
+                    vat_minor_units: string;
+                    /** @description gross in kopecks (cents), exact: digits only with a leading minus when negative. Use it instead of the JSON number above about 10^15, where a double loses kopecks. */
+                    gross_minor_units: string;
                 }[];
             } & {
                 [key: string]: unknown;
@@ -1465,16 +1514,29 @@ export interface components {
                 document_public_id: string;
                 /** @description Kind of the document: `invoice`. */
                 document_kind: string;
-                /** @description True when the payment QR is shown: show_payment_qr, RUB and complete bank requisites. */
+                /** @description True when the payment QR is shown (API, PDF, qr.png/qr.svg, share page): show_payment_qr, neither paid nor cancelled, RUB, a total above zero, complete and valid bank requisites, a payload within GOST limits. */
                 enabled: boolean;
-                /** @description PNG of the QR code (on the share base); empty when disabled. */
+                /** @description PNG of the QR code (on the share base); empty when disabled (the image then answers 404). */
                 url: string;
                 /** @description SVG of the QR code; empty when disabled. */
                 svg_url: string;
-                /** @description GOST R 56042-2014 payload (ST00012…); empty when disabled. */
+                /** @description GOST R 56042-2014 payload as text (ST00012… in UTF-8, or ST00011… whose QR holds windows-1251 bytes); empty when disabled. Purpose is the document’s `purpose` (cut to 210 characters) when given, else "Оплата по счёту № N от ДД.ММ.ГГГГ, <VAT clause>". */
                 payload: string;
-                /** @description Why the QR is disabled: `disabled_by_document`, `currency_not_rub`, `missing_bank_requisites`, `payload_too_long`; empty when enabled. */
-                reason: string;
+                /** @description Encoding of the QR symbol’s bytes, as the payload header declares: `utf-8` (ST00012, the default) or `windows-1251` (ST00011, when the required block passes 300 UTF-8 bytes but fits in windows-1251); empty when disabled. */
+                encoding: "utf-8" | "windows-1251" | "";
+                /** @description Why the QR is disabled, checked in this order: `disabled_by_document` (show_payment_qr false), `invoice_paid`, `invoice_cancelled`, `currency_not_rub`, `zero_total`, `missing_bank_requisites`, `invalid_requisites` (a seller BIK, account, corr. account, INN or KPP fails its check; see `warnings`), `payload_too_long` (the required block exceeds 300 bytes in UTF-8 and in windows-1251, or Sum exceeds 18 digits; `warnings` names the field to shorten); empty when enabled. */
+                reason: "" | "disabled_by_document" | "invoice_paid" | "invoice_cancelled" | "currency_not_rub" | "zero_total" | "missing_bank_requisites" | "invalid_requisites" | "payload_too_long";
+                /** @description Why the QR is off, per field (`seller.account` `account_checksum`, `seller.name` `qr_payload_too_long`, `items` `qr_sum_too_long`, …); empty when enabled or when `reason` says it all. */
+                warnings: ({
+                    /** @description Path of the field, e.g. `seller.inn` or `items[2].vat_pct`. */
+                    field: string;
+                    /** @description Machine-readable reason, e.g. `inn_checksum`, `account_checksum`, `unusual_vat_rate`. */
+                    code: string;
+                    /** @description Human-readable reason. */
+                    message: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
             } & {
                 [key: string]: unknown;
             };

@@ -80,12 +80,25 @@ export function isValidBik(value: unknown): boolean {
 }
 
 /**
- * Treasury (TOFK) BIKs start with `00`. Their accounts (the single treasury account that plays
- * the corr. account's role, and treasury accounts) are keyed with the corr. prefix only, and the
- * single treasury account does not end with the BIK's last 3 digits.
+ * Treasury (TOFK) BIKs: `00…` (the pre-2021 numbering, e.g. 004525988) and `01…` (the
+ * numbering of the treasury payment system since 2021, e.g. 017003983, "ОПЕРАЦИОННЫЙ
+ * ДЕПАРТАМЕНТ БАНКА РОССИИ//МЕЖРЕГИОНАЛЬНОЕ ОПЕРАЦИОННОЕ УФК г. Москва"). At such a BIK:
+ * - the account in the corr. account's place is the single treasury account (ЕКС, `40102…`,
+ *   e.g. 40102810445370000059): it is keyed with the corr. prefix (`0` + BIK digits 5–6) and
+ *   does not repeat the BIK's last 3 digits;
+ * - the payee's account is a treasury account (казначейский счёт, `03…`, e.g.
+ *   03100643000000018500, the tax service's): its 9th digit is part of the account number, not
+ *   an order-515 control key (the published accounts fail the key with every prefix), so only
+ *   its shape is checked;
+ * - any other account at a treasury BIK (the old `40101…` accounts) is keyed with the corr. prefix.
  */
 function isTreasuryBik(bik: string): boolean {
-  return bik.startsWith('00');
+  return bik.startsWith('00') || bik.startsWith('01');
+}
+
+/** A treasury account (казначейский счёт): 20 digits starting with `03`. */
+function isTreasuryAccount(account: string): boolean {
+  return account.startsWith('03');
 }
 
 const ACCOUNT_KEY_WEIGHTS = [7, 1, 3] as const;
@@ -111,20 +124,22 @@ function corrPrefix(bik: string): string {
 
 /**
  * A settlement (client) account opened at the bank with this BIK: its key is computed with
- * BIK digits 7–9 as the prefix. For treasury BIKs (`00…`) the corr. prefix is used instead,
- * as the reference prescribes. `false` when either value is malformed.
+ * BIK digits 7–9 as the prefix. At a treasury BIK (`00…`, `01…`) a treasury account (`03…`)
+ * has no control key and passes on its shape; other accounts there use the corr. prefix.
+ * `false` when either value is malformed.
  */
 export function isValidAccountForBik(account: unknown, bik: unknown): boolean {
   if (!isDigits(account, 20) || !isBik(bik)) return false;
+  if (isTreasuryBik(bik) && isTreasuryAccount(account)) return true;
   const prefix = isTreasuryBik(bik) ? corrPrefix(bik) : bik.slice(6, 9);
   return hasValidAccountKey(prefix, account);
 }
 
 /**
  * The bank's correspondent account at the Bank of Russia: key computed with `0` + BIK digits
- * 5–6, and its last 3 digits equal BIK digits 7–9. For a treasury BIK (`00…`) only the key is
- * checked: the single treasury account (e.g. 40102810545370000003 for BIK 004525988) does not
- * repeat the BIK's tail.
+ * 5–6, and its last 3 digits equal BIK digits 7–9. For a treasury BIK (`00…`, `01…`) only the
+ * key is checked: the single treasury account (e.g. 40102810445370000059 for BIK 017003983,
+ * 40102810545370000003 for 004525988) does not repeat the BIK's tail.
  */
 export function isValidCorrAccountForBik(corr: unknown, bik: unknown): boolean {
   if (!isDigits(corr, 20) || !isBik(bik)) return false;

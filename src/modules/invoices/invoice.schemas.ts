@@ -39,7 +39,7 @@ export const ValidationOutcome = Type.Object(
     valid: Type.Boolean({ description: 'True when the document has no errors (a stored document always has none).' }),
     errors: Type.Array(ValidationIssue, { description: 'Errors; a write with errors is refused with 400.' }),
     warnings: Type.Array(ValidationIssue, {
-      description: 'Warnings, stored and returned: INN, KPP, BIK and account checksums, unusual VAT rates, EDO id format, a seller without an EDO id (`seller_edo_id_missing`) when `buyer_edo_id` is given.',
+      description: 'Warnings, stored and returned: INN, KPP, OGRN/OGRNIP (`ogrn_checksum`), BIK and account checksums (treasury BIKs 00…/01…: the ЕКС keyed with the corr. prefix, treasury accounts 03… on their shape), unusual VAT rates, EDO id format, a seller without an EDO id (`seller_edo_id_missing`) when `buyer_edo_id` is given.',
     }),
   },
   { description: 'Validation of the stored document.' },
@@ -179,6 +179,13 @@ export const ApiInfo = Type.Object(
 );
 
 const Money = (description: string) => Type.Number({ description });
+/** The exact figure of a `Money` field: whole kopecks (cents) as a string, so no JSON number rounds it. */
+const MinorUnits = (of: string) =>
+  Type.String({
+    description: `${of} in kopecks (cents), exact: digits only with a leading minus when negative. Use it instead of the JSON number above about 10^15, where a double loses kopecks.`,
+    pattern: '^-?\\d{1,40}$',
+    maxLength: 41,
+  });
 
 export const Totals = Type.Object(
   {
@@ -189,7 +196,9 @@ export const Totals = Type.Object(
     currency: S('Currency of the document.'),
     prices_include_vat: Type.Boolean({ description: 'True when prices include VAT (VAT extracted), false when VAT is added on top.' }),
     items_count: Type.Integer({ description: 'Number of lines.' }),
-    total_minor_units: S('total in kopecks (cents), digits only, as in the payment QR `Sum`.'),
+    total_minor_units: S('total in kopecks (cents), digits only, as in the payment QR `Sum`. Exact: the PDF prints from it.'),
+    subtotal_minor_units: MinorUnits('subtotal'),
+    vat_total_minor_units: MinorUnits('vat_total'),
     amount_in_words: S('The total in Russian words, e.g. "Девятнадцать тысяч семьсот восемьдесят девять рублей 99 копеек".'),
     vat_breakdown: Type.Array(
       Type.Object({
@@ -197,6 +206,9 @@ export const Totals = Type.Object(
         net: Money('Net sum of the lines at this rate.'),
         vat: Money('VAT of the lines at this rate.'),
         gross: Money('Gross sum of the lines at this rate.'),
+        net_minor_units: MinorUnits('net'),
+        vat_minor_units: MinorUnits('vat'),
+        gross_minor_units: MinorUnits('gross'),
       }),
       { description: 'Sums by VAT rate, in order of first appearance.' },
     ),
@@ -208,6 +220,10 @@ export const Totals = Type.Object(
         vat: Money('VAT of the line.'),
         gross: Money('Gross amount of the line.'),
         vat_pct: Type.Union([Type.Number(), Type.Null()], { description: 'Rate; null for без НДС.' }),
+        amount_minor_units: MinorUnits('amount'),
+        net_minor_units: MinorUnits('net'),
+        vat_minor_units: MinorUnits('vat'),
+        gross_minor_units: MinorUnits('gross'),
       }),
       { description: 'Per-line amounts.' },
     ),
@@ -215,14 +231,43 @@ export const Totals = Type.Object(
   { additionalProperties: true, description: 'Totals in decimal arithmetic, rounded half-up to kopecks per line.' },
 );
 
+/** Why the payment QR is off (`qr.reason`), in the order they are checked; docs/domain.md explains each. */
+export const QR_OFF_REASONS = [
+  'disabled_by_document',
+  'invoice_paid',
+  'invoice_cancelled',
+  'currency_not_rub',
+  'zero_total',
+  'missing_bank_requisites',
+  'invalid_requisites',
+  'payload_too_long',
+] as const;
+export type QrOffReason = (typeof QR_OFF_REASONS)[number];
+
 export const QrInfo = Type.Object(
   {
     ...kindFields,
-    enabled: Type.Boolean({ description: 'True when the payment QR is shown: show_payment_qr, RUB and complete bank requisites.' }),
-    url: S('PNG of the QR code (on the share base); empty when disabled.'),
+    enabled: Type.Boolean({
+      description:
+        'True when the payment QR is shown (API, PDF, qr.png/qr.svg, share page): show_payment_qr, neither paid nor cancelled, RUB, a total above zero, complete and valid bank requisites, a payload within GOST limits.',
+    }),
+    url: S('PNG of the QR code (on the share base); empty when disabled (the image then answers 404).'),
     svg_url: S('SVG of the QR code; empty when disabled.'),
-    payload: S('GOST R 56042-2014 payload (ST00012…); empty when disabled.'),
-    reason: S('Why the QR is disabled: `disabled_by_document`, `currency_not_rub`, `missing_bank_requisites`, `payload_too_long`; empty when enabled.'),
+    payload: S('GOST R 56042-2014 payload as text (ST00012… in UTF-8, or ST00011… whose QR holds windows-1251 bytes); empty when disabled. Purpose is the document’s `purpose` (cut to 210 characters) when given, else "Оплата по счёту № N от ДД.ММ.ГГГГ, <VAT clause>".'),
+    encoding: Type.Union([Type.Literal('utf-8'), Type.Literal('windows-1251'), Type.Literal('')], {
+      description: 'Encoding of the QR symbol’s bytes, as the payload header declares: `utf-8` (ST00012, the default) or `windows-1251` (ST00011, when the required block passes 300 UTF-8 bytes but fits in windows-1251); empty when disabled.',
+    }),
+    reason: Type.Union(
+      [Type.Literal(''), ...QR_OFF_REASONS.map((r) => Type.Literal(r))],
+      {
+        description:
+          'Why the QR is disabled, checked in this order: `disabled_by_document` (show_payment_qr false), `invoice_paid`, `invoice_cancelled`, `currency_not_rub`, `zero_total`, `missing_bank_requisites`, `invalid_requisites` (a seller BIK, account, corr. account, INN or KPP fails its check; see `warnings`), `payload_too_long` (the required block exceeds 300 bytes in UTF-8 and in windows-1251, or Sum exceeds 18 digits; `warnings` names the field to shorten); empty when enabled.',
+      },
+    ),
+    warnings: Type.Array(ValidationIssue, {
+      maxItems: 16,
+      description: 'Why the QR is off, per field (`seller.account` `account_checksum`, `seller.name` `qr_payload_too_long`, `items` `qr_sum_too_long`, …); empty when enabled or when `reason` says it all.',
+    }),
   },
   { additionalProperties: true, description: 'The payment QR code.' },
 );

@@ -6,12 +6,13 @@
 import type { EdoSync } from '../edo/index.js';
 import type { InvoiceRow, ShareLinkRow } from '../../db/types.js';
 import { amountInWords, type AmountInWordsCurrency } from '../rendering/amount-in-words.js';
-import { buildPaymentQrPayload, QrPayloadError } from '../rendering/qr-payload.js';
+import { buildPaymentQrPayload, qrPayloadEncoding, QrPayloadError } from '../rendering/qr-payload.js';
 import { apiDocumentUrl, portalUrls, qrUrls, shareUrls, type LinkBases } from '../sharing/index.js';
 import type { Tariff } from '../teams/index.js';
-import type { InvoiceWriteResponse } from './invoice.schemas.js';
+import type { InvoiceWriteResponse, QrOffReason } from './invoice.schemas.js';
 import { BUYER_STATUSES, SELLER_STATUSES, SERVICE_STATUSES, type BuyerStatus, type SellerStatus, type ServiceStatus } from './statuses.js';
-import { computeTotals, type DocumentTotals } from './totals.js';
+import { requisiteWarnings } from './requisites.js';
+import { computeTotals, toMinorUnits as minorUnits, type DocumentTotals } from './totals.js';
 
 export const DOCUMENT_KIND = 'invoice';
 export const KIND_VERSION = '1';
@@ -75,16 +76,52 @@ export function serviceRestriction(tariff: Tariff): string {
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const money = (v: string): number => Number(v);
 
-function qrBlock(doc: Doc, totals: DocumentTotals, buyerToken: string, bases: LinkBases) {
+/** The GOST key of a QR field and the document path a caller edits to fix it. */
+const QR_FIELD_PATHS: Record<string, string> = {
+  Name: 'seller.name',
+  PersonalAcc: 'seller.account',
+  BankName: 'seller.bank_name',
+  BIC: 'seller.bik',
+  CorrespAcc: 'seller.corr_account',
+  PayeeINN: 'seller.inn',
+  KPP: 'seller.kpp',
+  Sum: 'items',
+  Purpose: 'purpose',
+};
+
+/** The requisite warnings that make a QR pay the wrong account (or none). */
+const QR_REQUISITE_FIELDS = new Set(['seller.bik', 'seller.account', 'seller.corr_account', 'seller.inn', 'seller.kpp']);
+
+/**
+ * The VAT clause of the generated purpose, decided from the rates (not from whether the VAT
+ * sum is zero): no rated line → "НДС не облагается"; every rated line at 0 % → "НДС 0 %";
+ * otherwise "в т.ч. НДС X руб." even when the VAT rounds to 0.00.
+ */
+export function purposeVatClause(totals: DocumentTotals): string {
+  const rated = totals.vat_breakdown.filter((b) => b.vat_pct !== null);
+  if (rated.length === 0) return 'НДС не облагается';
+  if (rated.every((b) => b.vat_pct === 0)) return 'НДС 0 %';
+  return `в т.ч. НДС ${totals.vat_total} руб.`;
+}
+
+type QrWarning = { field: string; code: string; message: string };
+
+function qrBlock(doc: Doc, totals: DocumentTotals, sellerStatus: string, buyerToken: string, bases: LinkBases) {
   const urls = qrUrls(bases, buyerToken);
-  const off = (reason: string) => ({ enabled: false, url: '', svg_url: '', payload: '', reason });
+  const off = (reason: QrOffReason, warnings: QrWarning[] = []) => ({ enabled: false, url: '', svg_url: '', payload: '', encoding: '' as const, reason, warnings });
   if (doc.show_payment_qr === false) return off('disabled_by_document');
+  // A QR on a paid or cancelled invoice pays twice or pays for nothing.
+  if (sellerStatus === 'paid') return off('invoice_paid');
+  if (sellerStatus === 'cancelled') return off('invoice_cancelled');
   if (doc.currency !== 'RUB') return off('currency_not_rub');
+  if (!/^[1-9]\d*$/.test(totals.total_kopecks)) return off('zero_total');
   const s = doc.seller;
   if (!str(s.name) || !str(s.account) || !str(s.bank_name) || !str(s.bik) || !str(s.corr_account)) {
     return off('missing_bank_requisites');
   }
-  const vat = Number(totals.vat_total) > 0 ? `в т.ч. НДС ${totals.vat_total} руб.` : 'НДС не облагается';
+  const invalid = requisiteWarnings(s, 'seller').filter((w) => QR_REQUISITE_FIELDS.has(w.field));
+  if (invalid.length > 0) return off('invalid_requisites', invalid);
+  const purpose = str(doc.purpose).trim() || `Оплата по счёту № ${doc.number} от ${formatRuDate(doc.date)}, ${purposeVatClause(totals)}`;
   try {
     const payload = buildPaymentQrPayload({
       name: str(s.name),
@@ -95,12 +132,15 @@ function qrBlock(doc: Doc, totals: DocumentTotals, buyerToken: string, bases: Li
       payeeInn: str(s.inn) || undefined,
       kpp: str(s.kpp) || undefined,
       sumKopecks: totals.total_kopecks,
-      purpose: `Оплата по счёту № ${doc.number} от ${formatRuDate(doc.date)}, ${vat}`,
+      purpose,
     });
-    return { enabled: true, url: urls.png, svg_url: urls.svg, payload, reason: '' };
+    return { enabled: true, url: urls.png, svg_url: urls.svg, payload, encoding: qrPayloadEncoding(payload), reason: '' as const, warnings: [] as QrWarning[] };
   } catch (err) {
-    if (err instanceof QrPayloadError) return off(err.code === 'required_block_too_long' ? 'payload_too_long' : 'invalid_requisites');
-    throw err;
+    if (!(err instanceof QrPayloadError)) throw err;
+    const field = (err.key !== null ? QR_FIELD_PATHS[err.key] : undefined) ?? 'seller';
+    const code = err.code === 'required_block_too_long' ? 'qr_payload_too_long' : err.key === 'Sum' ? 'qr_sum_too_long' : 'qr_invalid_value';
+    const warning = { field, code, message: `payment QR not printed: ${err.message}` };
+    return off(err.code === 'required_block_too_long' || err.key === 'Sum' ? 'payload_too_long' : 'invalid_requisites', [warning]);
   }
 }
 
@@ -127,7 +167,7 @@ export function buildInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[], ctx
   const restriction = serviceRestriction(ctx.tariff) || (row.service_status === 'restricted' ? row.service_status_reason : '');
   const status = statusBlock(row.seller_status, row.buyer_status, restriction ? 'restricted' : 'active', restriction);
   const validation = JSON.parse(row.validation) as InvoiceWriteResponse['validation'];
-  const qr = qrBlock(doc, totals, buyerLink.token, ctx.bases);
+  const qr = qrBlock(doc, totals, row.seller_status, buyerLink.token, ctx.bases);
   const links_ = {
     share_url: buyer.url,
     document_url: buyer.document_url,
@@ -236,12 +276,22 @@ export function buildInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[], ctx
       subtotal: money(totals.subtotal),
       vat_total: money(totals.vat_total),
       total: money(totals.total),
+      subtotal_minor_units: minorUnits(totals.subtotal),
+      vat_total_minor_units: minorUnits(totals.vat_total),
       currency: doc.currency,
       prices_include_vat: doc.prices_include_vat === true,
       items_count: totals.lines.length,
       total_minor_units: totals.total_kopecks,
       amount_in_words: amountInWords(totals.total, doc.currency as AmountInWordsCurrency),
-      vat_breakdown: totals.vat_breakdown.map((b) => ({ vat_pct: b.vat_pct, net: money(b.net), vat: money(b.vat), gross: money(b.gross) })),
+      vat_breakdown: totals.vat_breakdown.map((b) => ({
+        vat_pct: b.vat_pct,
+        net: money(b.net),
+        vat: money(b.vat),
+        gross: money(b.gross),
+        net_minor_units: minorUnits(b.net),
+        vat_minor_units: minorUnits(b.vat),
+        gross_minor_units: minorUnits(b.gross),
+      })),
       lines: totals.lines.map((l, i) => ({
         line: i + 1,
         amount: money(l.amount),
@@ -249,6 +299,10 @@ export function buildInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[], ctx
         vat: money(l.vat),
         gross: money(l.gross),
         vat_pct: l.vat_pct,
+        amount_minor_units: minorUnits(l.amount),
+        net_minor_units: minorUnits(l.net),
+        vat_minor_units: minorUnits(l.vat),
+        gross_minor_units: minorUnits(l.gross),
       })),
     },
     qr: { ...kind, ...qr },

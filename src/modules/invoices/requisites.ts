@@ -1,11 +1,12 @@
 /**
- * Warnings on a party's requisites: INN and KPP format, BIK format and the control keys of the
+ * Warnings on a party's requisites: INN and KPP format, OGRN / OGRNIP control digits, BIK format
+ * and the control keys of the
  * settlement and correspondent accounts against the BIK (Bank of Russia order 515). They never
  * refuse a document: a typo in a requisite is the client's to fix, and the document is still
  * theirs to issue. The service calls this again on the seller once it has filled the omitted
  * requisites from the organization, so the warnings describe what is actually printed.
  */
-import { isValidAccountForBik, isValidBik, isValidCorrAccountForBik, isValidInn, isValidKpp } from './checksums.js';
+import { isValidAccountForBik, isValidBik, isValidCorrAccountForBik, isValidInn, isValidKpp, isValidOgrn, isValidOgrnip } from './checksums.js';
 import type { ValidationIssue } from './validation.js';
 
 const ACCOUNT = /^\d{20}$/;
@@ -33,6 +34,14 @@ export function requisiteWarnings(party: Record<string, unknown>, prefix: string
   const kpp = given(party.kpp);
   if (kpp !== undefined && !isValidKpp(kpp)) {
     warn('kpp', 'kpp_format', 'is not a valid KPP: 9 characters, 4 digits, 2 digits or capital letters, 3 digits');
+  }
+  const ogrn = given(party.ogrn);
+  if (ogrn !== undefined && !(ogrn.length === 15 ? isValidOgrnip(ogrn) : isValidOgrn(ogrn))) {
+    warn('ogrn', 'ogrn_checksum', 'is not a valid OGRN (13 digits) or OGRNIP (15 digits): the control digit is wrong');
+  }
+  const ogrnip = given(party.ogrnip);
+  if (ogrnip !== undefined && !isValidOgrnip(ogrnip)) {
+    warn('ogrnip', 'ogrn_checksum', 'is not a valid OGRNIP: 15 digits with a correct control digit expected');
   }
   const bik = given(party.bik);
   const bikOk = bik !== undefined && isValidBik(bik);

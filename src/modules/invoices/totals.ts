@@ -100,6 +100,21 @@ export function formatMoney(value: DecimalInput): string {
   return fixed2(toDecimal(value));
 }
 
+/**
+ * A money value as whole kopecks (cents): an integer string, "-" when negative, "0" for zero
+ * ("1234.56" → "123456"). Exact at any size: the API's `*_minor_units` strings.
+ */
+export function toMinorUnits(value: DecimalInput): string {
+  const kopecks = roundKopecks(toDecimal(value)).times(100);
+  return kopecks.isZero() ? '0' : kopecks.toFixed(0);
+}
+
+/** Whole kopecks ("-123456") back to a two-decimal money string ("-1234.56"), exactly. */
+export function fromMinorUnits(minor: string): string {
+  if (!/^-?\d+$/.test(minor)) throw new Error(`minor units must be an integer string, got ${JSON.stringify(minor)}`);
+  return fixed2(new Decimal(minor).div(100));
+}
+
 /** Line amount: qty × price rounded half-up to kopecks, as a two-decimal string. */
 export function lineAmount(qty: DecimalInput, price: DecimalInput): string {
   return fixed2(toDecimal(qty, 'qty').times(toDecimal(price, 'price')));
@@ -180,6 +195,6 @@ export function computeTotals(items: readonly TotalsItemInput[], options: Totals
       vat: fixed2(g.vat),
       gross: fixed2(g.gross),
     })),
-    total_kopecks: total.isZero() ? '0' : total.times(100).toFixed(0),
+    total_kopecks: toMinorUnits(total.toFixed(2)),
   };
 }

@@ -4,7 +4,7 @@
  * continues on, so a 1000-line invoice reads like the one-page one.
  */
 import type { InvoicePrintModel, PrintItem } from './invoice-view-model.js';
-import { CONTENT_WIDTH, PAD, PAGE, SIZE, drawText, ensureRoom, hline, measure, newPage, vline, type Pdf } from './invoice-pdf-layout.js';
+import { CONTENT_WIDTH, PAD, PAGE, SIZE, drawText, ensureRoom, hline, measure, newPage, useFont, vline, type Pdf } from './invoice-pdf-layout.js';
 
 interface Column {
   title: string;
@@ -28,7 +28,6 @@ const COLUMNS: Column[] = [
 
 /** Left edge of each column. */
 const EDGES = COLUMNS.reduce<number[]>((acc, col, i) => [...acc, (acc[i] ?? PAGE.left) + col.width], [PAGE.left]);
-const AMOUNT_X = EDGES[COLUMNS.length - 1] as number;
 
 function rowHeight(doc: Pdf, cells: string[], bold: boolean): number {
   let tallest = 0;
@@ -88,10 +87,15 @@ export function drawTotals(doc: Pdf, model: InvoicePrintModel, startY: number): 
   ];
   const lineHeight = measure(doc, 'Итого:', 200, true, SIZE.body) + 2;
   let y = ensureRoom(doc, startY + 4, rows.length * lineHeight);
-  const labelWidth = AMOUNT_X - PAGE.left - 2 * PAD;
+  // A figure wider than the Сумма column (above ~10^12) extends to the left instead of being
+  // clipped: the printed total must be the whole, exact figure.
+  useFont(doc, true, SIZE.body);
+  const valueWidth = Math.max(FIXED.amount - 2 * PAD, ...rows.map(([, value]) => Math.ceil(doc.widthOfString(value)) + 1));
+  const valueX = PAGE.right - PAD - valueWidth;
+  const labelWidth = valueX - PAGE.left - 2 * PAD;
   for (const [label, value] of rows) {
     drawText(doc, { text: label, x: PAGE.left, y, width: labelWidth, bold: true, align: 'right', height: lineHeight });
-    drawText(doc, { text: value, x: AMOUNT_X + PAD, y, width: FIXED.amount - 2 * PAD, bold: true, align: 'right', height: lineHeight });
+    drawText(doc, { text: value, x: valueX, y, width: valueWidth, bold: true, align: 'right', height: lineHeight });
     y += lineHeight;
   }
   return y;

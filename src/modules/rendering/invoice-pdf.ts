@@ -167,8 +167,29 @@ function numberPages(doc: Pdf, title: string): void {
   }
 }
 
+/**
+ * A paid or cancelled invoice is stamped «Оплачен» / «Отменён» in a framed box above the
+ * title, with a line saying not to pay; it prints no payment QR (the API disables it).
+ */
+const SETTLED_NOTES: Record<string, string> = {
+  paid: 'Счёт оплачен, повторно оплачивать его не нужно.',
+  cancelled: 'Счёт отменён продавцом, оплачивать его не нужно.',
+};
+
+function drawSettledStamp(doc: Pdf, model: InvoicePrintModel, y: number): number {
+  const note = SETTLED_NOTES[model.status.seller];
+  if (note === undefined) return y;
+  const label = model.status.seller_label || (model.status.seller === 'paid' ? 'Оплачен' : 'Отменён');
+  const stampWidth = 120;
+  const stampHeight = measure(doc, label, stampWidth, true, SIZE.title) + 8;
+  doc.save().lineWidth(1.5).strokeColor('#b00020').rect(PAGE.left, y, stampWidth, stampHeight).stroke().restore();
+  drawText(doc, { text: label, x: PAGE.left, y: y + 4, width: stampWidth, bold: true, size: SIZE.title, align: 'center' });
+  drawText(doc, { text: note, x: PAGE.left + stampWidth + 10, y: y + 4, width: CONTENT_WIDTH - stampWidth - 10, bold: true });
+  return y + stampHeight + 8;
+}
+
 function drawDocument(doc: Pdf, model: InvoicePrintModel): void {
-  let y: number = PAGE.top;
+  let y: number = drawSettledStamp(doc, model, PAGE.top);
   if (model.due_date_text) {
     drawText(doc, { text: `Счёт действителен к оплате до ${model.due_date_text}.`, x: PAGE.left, y, width: CONTENT_WIDTH, size: SIZE.small });
     y += measure(doc, 'Ag', 100, false, SIZE.small) + 6;

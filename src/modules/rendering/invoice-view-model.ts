@@ -8,7 +8,7 @@
  */
 import type { InvoiceDetail, InvoiceWriteResponse } from '../invoices/invoice.schemas.js';
 import { BUYER_STATUSES, SELLER_STATUSES, SERVICE_STATUSES } from '../invoices/statuses.js';
-import { computeTotals, formatMoney, type TotalsItemInput } from '../invoices/totals.js';
+import { computeTotals, formatMoney, fromMinorUnits, type TotalsItemInput } from '../invoices/totals.js';
 import { AMOUNT_IN_WORDS_CURRENCIES, amountInWords, type AmountInWordsCurrency } from './amount-in-words.js';
 import { currencyShortRu, formatDateLongRu, formatDateShortRu, formatMoneyRu, formatPercentRu, formatPriceRu, formatQtyRu } from './ru-format.js';
 
@@ -150,20 +150,28 @@ interface TotalsSource {
   breakdown: Array<{ vat_pct: number | null; vat: string }>;
 }
 
+const MINOR = /^-?\d+$/;
+
+/** The exact figure: the `*_minor_units` string when the response carries one, else the JSON number. */
+function exact(minor: unknown, number: number): string {
+  return typeof minor === 'string' && MINOR.test(minor) ? fromMinorUnits(minor) : formatMoney(number);
+}
+
 /**
- * The response's totals as decimal strings. Money in the response is a JSON number made from
- * a two-decimal string, so `formatMoney(n)` (which reads `String(n)`) gives that string back.
+ * The response's totals as decimal strings, read from the exact `*_minor_units` strings (a
+ * JSON number above ~10^15 has lost kopecks, so printing from it would drift from the QR
+ * `Sum` and the amount in words). A response without them (older) falls back to the numbers.
  * Without `totals` (an older InvoiceDetail), the one totals function computes them.
  */
 function totalsSource(response: Response, doc: Doc, items: Doc[]): TotalsSource {
   const t = response.totals;
   if (t && t.lines.length === items.length) {
     return {
-      subtotal: formatMoney(t.subtotal),
-      vat_total: formatMoney(t.vat_total),
-      total: formatMoney(t.total),
-      lineAmounts: t.lines.map((l) => formatMoney(l.amount)),
-      breakdown: t.vat_breakdown.map((b) => ({ vat_pct: b.vat_pct, vat: formatMoney(b.vat) })),
+      subtotal: exact(t.subtotal_minor_units, t.subtotal),
+      vat_total: exact(t.vat_total_minor_units, t.vat_total),
+      total: exact(t.total_minor_units, t.total),
+      lineAmounts: t.lines.map((l) => exact(l.amount_minor_units, l.amount)),
+      breakdown: t.vat_breakdown.map((b) => ({ vat_pct: b.vat_pct, vat: exact(b.vat_minor_units, b.vat) })),
     };
   }
   const computed = computeTotals(items as unknown as TotalsItemInput[], { pricesIncludeVat: doc.prices_include_vat === true });

@@ -3,13 +3,15 @@
  * link's `qr.png`, SVG for `qr.svg`, and the bare module matrix the PDF draws as vectors.
  *
  * Encoding choices, all fixed so equal payloads give byte-identical images:
- * - one byte-mode segment holding the payload's UTF-8 bytes, without an ECI header: the
- *   `ST00012` header already declares UTF-8, and banking apps expect plain byte mode (the
- *   library's automatic mode splitting would mix numeric/alphanumeric segments for no gain);
+ * - one byte-mode segment holding the payload's bytes in its declared encoding (UTF-8 for
+ *   `ST00012`, windows-1251 for `ST00011`), without an ECI header: the GOST header already
+ *   declares the encoding, and banking apps expect plain byte mode (the library's automatic
+ *   mode splitting would mix numeric/alphanumeric segments for no gain);
  * - error correction M, as banks print it (survives a crease or a smudge on paper);
  * - a quiet zone of 4 modules, the QR specification's minimum, so scanners find the symbol.
  */
 import QRCode, { type QRCodeSegment } from 'qrcode';
+import { qrPayloadBytes } from './qr-payload.js';
 
 const ERROR_CORRECTION = 'M' as const;
 const QUIET_ZONE = 4;
@@ -20,7 +22,7 @@ const SVG_WIDTH = 300;
 
 function segments(payload: string): QRCodeSegment[] {
   if (typeof payload !== 'string' || payload === '') throw new Error('QR payload must be a non-empty string');
-  return [{ mode: 'byte', data: Buffer.from(payload, 'utf8') }];
+  return [{ mode: 'byte', data: qrPayloadBytes(payload) }];
 }
 
 /** PNG of the payment QR: black on white, error correction M, quiet zone 4. */

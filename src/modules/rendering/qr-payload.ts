@@ -1,6 +1,15 @@
 /**
- * Payment QR payload per GOST R 56042-2014 ("ST00012|Name=…|PersonalAcc=…|…"), UTF-8.
- * Builds the text only; rendering it to an image is the QR renderer's job.
+ * Payment QR payload per GOST R 56042-2014 ("ST00012|Name=…|PersonalAcc=…|…").
+ * Builds the text only; rendering it to an image (in the bytes of the declared encoding) is the
+ * QR renderer's job.
+ *
+ * Encoding, chosen per payload:
+ * - UTF-8 (`ST00012`) by default;
+ * - windows-1251 (`ST00011`) when the required block exceeds 300 bytes in UTF-8 but fits in
+ *   300 bytes of windows-1251 and every character of the whole payload exists in windows-1251
+ *   (Cyrillic takes one byte there, two in UTF-8). The 300 bytes are counted in the declared
+ *   encoding, as QRCoder's RussiaPaymentOrder does;
+ * - otherwise `required_block_too_long`, naming the longer of Name / BankName to shorten.
  *
  * Length policy, chosen deliberately:
  * - Free-text fields are truncated to their GOST maximum, counted in characters (code points):
@@ -10,23 +19,29 @@
  *   account is a wrong account. One over its GOST length is a `QrPayloadError`.
  * - Values are trimmed and control characters (line breaks, tabs) become spaces, because
  *   scanners split on them and the print form does not need them.
- * - Only the required block (Name … CorrespAcc, after the header) is limited to 300 bytes of
- *   UTF-8. A long Cyrillic legal name (2 bytes a letter) can exceed it even after truncation;
- *   that is an error, and the caller should pass the organization's short name.
+ * - Only the required block (Name … CorrespAcc, after the header) is limited to 300 bytes, counted
+ *   in the declared encoding (see above).
  */
+import iconv from 'iconv-lite';
 
 export type QrPayloadErrorCode = 'missing_required' | 'invalid_value' | 'no_free_separator' | 'required_block_too_long';
 
 /** Raised when no GOST-conformant payload can be built; `code` says which rule stopped it. */
 export class QrPayloadError extends Error {
   readonly code: QrPayloadErrorCode;
+  /** The GOST key of the value to change (`Name`, `BankName`, `Sum`, …), when one is to blame. */
+  readonly key: string | null;
 
-  constructor(code: QrPayloadErrorCode, message: string) {
+  constructor(code: QrPayloadErrorCode, message: string, key: string | null = null) {
     super(message);
     this.name = 'QrPayloadError';
     this.code = code;
+    this.key = key;
   }
 }
+
+/** The encodings GOST R 56042 declares by the header's 7th character that we emit. */
+export type QrEncoding = 'utf-8' | 'windows-1251';
 
 export interface PaymentQrInput {
   /** Payee name (Name, ≤ 160 characters, truncated). */
@@ -50,8 +65,8 @@ export interface PaymentQrInput {
 }
 
 const HEADER_PREFIX = 'ST0001';
-/** Encoding digit 2 = UTF-8 (1 = windows-1251, 3 = KOI8-R). */
-const ENCODING_UTF8 = '2';
+/** Encoding digit 2 = UTF-8, 1 = windows-1251 (3 = KOI8-R, not emitted). */
+const ENCODING_DIGIT: Record<QrEncoding, string> = { 'utf-8': '2', 'windows-1251': '1' };
 /** `|` first, then the GOST fallbacks in the order the standard lists them. */
 const SEPARATORS = ['|', '#', ';', ':', '^', '_', '~', '{', '}', '!', '$', '%', '&', '(', ')', '*', '+', ',', '/', '@'] as const;
 const REQUIRED_BLOCK_MAX_BYTES = 300;
@@ -85,14 +100,14 @@ function limit(rule: FieldRule, value: string): string {
   const chars = Array.from(value);
   if (chars.length <= rule.max) return value;
   if (!rule.truncate) {
-    throw new QrPayloadError('invalid_value', `${rule.key} is ${chars.length} characters, GOST R 56042 allows at most ${rule.max}`);
+    throw new QrPayloadError('invalid_value', `${rule.key} is ${chars.length} characters, GOST R 56042 allows at most ${rule.max}`, rule.key);
   }
   return chars.slice(0, rule.max).join('').trimEnd();
 }
 
 function required(rule: FieldRule, value: string): [string, string] {
   const cleaned = clean(value);
-  if (cleaned === '') throw new QrPayloadError('missing_required', `${rule.key} is required in a payment QR`);
+  if (cleaned === '') throw new QrPayloadError('missing_required', `${rule.key} is required in a payment QR`, rule.key);
   return [rule.key, limit(rule, cleaned)];
 }
 
@@ -104,18 +119,45 @@ function optional(rule: FieldRule, value: string | null | undefined): [string, s
 function normalizeSum(sum: string | number | bigint | null | undefined): string | null {
   if (sum === null || sum === undefined) return null;
   if (typeof sum === 'number' && !Number.isSafeInteger(sum)) {
-    throw new QrPayloadError('invalid_value', `Sum must be a whole number of kopecks, got ${String(sum)}`);
+    throw new QrPayloadError('invalid_value', `Sum must be a whole number of kopecks, got ${String(sum)}`, 'Sum');
   }
   const text = String(sum).trim();
   if (text === '') return null;
   if (!/^\d+$/.test(text)) {
-    throw new QrPayloadError('invalid_value', `Sum must be a non-negative whole number of kopecks (digits only), got ${JSON.stringify(text)}`);
+    throw new QrPayloadError('invalid_value', `Sum must be a non-negative whole number of kopecks (digits only), got ${JSON.stringify(text)}`, 'Sum');
   }
   return BigInt(text).toString();
 }
 
+/** True when every character of `text` has a windows-1251 byte (a round trip gives it back). */
+function fitsWindows1251(text: string): boolean {
+  return iconv.decode(iconv.encode(text, 'win1251'), 'win1251') === text;
+}
+
+/** Byte length of `text` in `encoding`. */
+function byteLength(text: string, encoding: QrEncoding): number {
+  return encoding === 'utf-8' ? Buffer.byteLength(text, 'utf8') : iconv.encode(text, 'win1251').length;
+}
+
+/** The declared encoding of a payload built here, read from its header (`ST00011` / `ST00012`). */
+export function qrPayloadEncoding(payload: string): QrEncoding {
+  return payload.startsWith(HEADER_PREFIX + ENCODING_DIGIT['windows-1251']) ? 'windows-1251' : 'utf-8';
+}
+
 /**
- * Builds the GOST R 56042-2014 payment string: header `ST00012` + separator, the required
+ * The bytes a QR symbol must hold for `payload`: the payload in its declared encoding.
+ * Throws when a windows-1251 payload holds a character that encoding lacks (never for a
+ * payload built here).
+ */
+export function qrPayloadBytes(payload: string): Buffer {
+  if (qrPayloadEncoding(payload) === 'utf-8') return Buffer.from(payload, 'utf8');
+  if (!fitsWindows1251(payload)) throw new Error('payload declares windows-1251 but holds a character outside it');
+  return iconv.encode(payload, 'win1251');
+}
+
+/**
+ * Builds the GOST R 56042-2014 payment string: header `ST00012` (or `ST00011`, see the module
+ * comment) + separator, the required
  * fields in GOST order (Name, PersonalAcc, BankName, BIC, CorrespAcc), then PayeeINN, KPP,
  * Sum and Purpose when given. The separator is `|` unless a value contains it; then it is the
  * first GOST fallback that occurs in no value. Throws `QrPayloadError` when a required value
@@ -149,14 +191,24 @@ export function buildPaymentQrPayload(input: PaymentQrInput): string {
 
   const join = (list: Array<[string, string]>): string => list.map(([key, value]) => `${key}=${value}`).join(separator);
   const requiredBlock = join(requiredPairs);
-  const requiredBytes = Buffer.byteLength(requiredBlock, 'utf8');
-  if (requiredBytes > REQUIRED_BLOCK_MAX_BYTES) {
-    throw new QrPayloadError(
-      'required_block_too_long',
-      `required QR block is ${requiredBytes} bytes in UTF-8, GOST R 56042 allows ${REQUIRED_BLOCK_MAX_BYTES}; use a shorter payee or bank name`,
-    );
-  }
-
   const body = optionalPairs.length > 0 ? requiredBlock + separator + join(optionalPairs) : requiredBlock;
-  return HEADER_PREFIX + ENCODING_UTF8 + separator + body;
+  const utf8Bytes = byteLength(requiredBlock, 'utf-8');
+  let encoding: QrEncoding = 'utf-8';
+  if (utf8Bytes > REQUIRED_BLOCK_MAX_BYTES) {
+    const cp1251Bytes = fitsWindows1251(body) ? byteLength(requiredBlock, 'windows-1251') : null;
+    if (cp1251Bytes === null || cp1251Bytes > REQUIRED_BLOCK_MAX_BYTES) {
+      // Name and BankName are the only free text in the block: blame the longer one.
+      const name = requiredPairs[0]?.[1] ?? '';
+      const bank = requiredPairs[2]?.[1] ?? '';
+      const key = byteLength(name, 'utf-8') >= byteLength(bank, 'utf-8') ? NAME.key : BANK_NAME.key;
+      const cp1251 = cp1251Bytes === null ? 'a character has no windows-1251 byte' : `${cp1251Bytes} in windows-1251`;
+      throw new QrPayloadError(
+        'required_block_too_long',
+        `required QR block is ${utf8Bytes} bytes in UTF-8 (${cp1251}), GOST R 56042 allows ${REQUIRED_BLOCK_MAX_BYTES}; shorten ${key}`,
+        key,
+      );
+    }
+    encoding = 'windows-1251';
+  }
+  return HEADER_PREFIX + ENCODING_DIGIT[encoding] + separator + body;
 }

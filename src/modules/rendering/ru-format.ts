@@ -90,7 +90,8 @@ const CURRENCY_SHORT: Record<string, string> = {
   RUB: 'руб.',
   USD: 'долл. США',
   EUR: 'евро',
-  CNY: 'кит. юан.',
+  // The ISO code: «юань» would need declining after a number, «кит. юан.» is no usual form.
+  CNY: 'CNY',
   KZT: 'тенге',
   BYN: 'бел. руб.',
 };

@@ -130,6 +130,21 @@ describe('isValidAccountForBik (client account, BIK digits 7–9)', () => {
     expect(isValidAccountForBik('40102810645370000003', '004525988')).toBe(false);
   });
 
+  it('accepts treasury accounts (03…) at treasury BIKs on their shape: they carry no order-515 key (issue 14)', () => {
+    // The tax service's treasury account at the Moscow treasury, published with BIK 017003983.
+    expect(isValidAccountForBik('03100643000000018500', '017003983')).toBe(true);
+    expect(isValidAccountForBik('03100643000000017300', '004525988')).toBe(true);
+    // A treasury account at an ordinary bank is still keyed as a client account: it fails there.
+    expect(isValidAccountForBik('03100643000000018500', '044525225')).toBe(false);
+    // Not 20 digits: refused whatever the BIK.
+    expect(isValidAccountForBik('0310064300000001850', '017003983')).toBe(false);
+  });
+
+  it('keys other accounts at a 01… treasury BIK with the corr. prefix, like 00…', () => {
+    expect(isValidAccountForBik('40102810445370000059', '017003983')).toBe(true);
+    expect(isValidAccountForBik('40102810445370000058', '017003983')).toBe(false);
+  });
+
   it.each([
     ['4070281093800000000', '044525225'],
     ['407028109380000000011', '044525225'],
@@ -181,6 +196,14 @@ describe('isValidCorrAccountForBik (0 + BIK digits 5–6, tail = BIK digits 7–
   it('checks only the key for a treasury BIK (the single treasury account does not repeat the BIK tail)', () => {
     expect(isValidCorrAccountForBik('40102810545370000003', '004525988')).toBe(true);
     expect(isValidCorrAccountForBik('40102810545370000004', '004525988')).toBe(false);
+  });
+
+  it('accepts the single treasury account (ЕКС) at a treasury BIK of the 01… numbering (issue 14)', () => {
+    // ОПЕРАЦИОННЫЙ ДЕПАРТАМЕНТ БАНКА РОССИИ//МЕЖРЕГИОНАЛЬНОЕ ОПЕРАЦИОННОЕ УФК г. Москва:
+    // BIK 017003983, ЕКС 40102810445370000059 (the single tax account).
+    expect(isValidCorrAccountForBik('40102810445370000059', '017003983')).toBe(true);
+    expect(isValidCorrAccountForBik('40102810445370000058', '017003983')).toBe(false);
+    expect(isValidCorrAccountForBik('40102810545370000059', '017003983')).toBe(false);
   });
 
   it('rejects malformed values', () => {

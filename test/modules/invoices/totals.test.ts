@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { computeTotals, formatMoney, lineAmount, type TotalsItemInput } from '../../../src/modules/invoices/totals.js';
+import { computeTotals, formatMoney, fromMinorUnits, lineAmount, toMinorUnits, type TotalsItemInput } from '../../../src/modules/invoices/totals.js';
 
 const onTop = { pricesIncludeVat: false } as const;
 const included = { pricesIncludeVat: true } as const;
@@ -264,5 +264,26 @@ describe('computeTotals: agrees with integer-kopeck arithmetic (property)', () =
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('minor units (issue 14: exact money strings)', () => {
+  it('converts money to whole kopecks and back exactly, above 2^53 too', () => {
+    expect(toMinorUnits('1234.56')).toBe('123456');
+    expect(toMinorUnits('0.05')).toBe('5');
+    expect(toMinorUnits('0.00')).toBe('0');
+    expect(toMinorUnits('-0.10')).toBe('-10');
+    expect(toMinorUnits('3333333332999999.67')).toBe('333333333299999967');
+    expect(fromMinorUnits('333333333299999967')).toBe('3333333332999999.67');
+    expect(fromMinorUnits('5')).toBe('0.05');
+    expect(fromMinorUnits('-10')).toBe('-0.10');
+    expect(fromMinorUnits('0')).toBe('0.00');
+    expect(() => fromMinorUnits('1.5')).toThrow();
+  });
+
+  it('gives total_kopecks of a total above 10^15 exactly', () => {
+    const t = computeTotals([{ qty: '3333.333333', price: '999999999999.9999' }], { pricesIncludeVat: false });
+    expect(t.total).toBe('3333333332999999.67');
+    expect(t.total_kopecks).toBe('333333333299999967');
   });
 });

@@ -45,6 +45,24 @@ export async function decodeQrPng(png: Buffer): Promise<string> {
   return withFile(png, 'qr.png', async (file) => (await run('zbarimg', ['--quiet', '--raw', '-Sbinary', file])).toString('utf8'));
 }
 
+/** Like {@link decodeQrPng}, but the symbol's raw bytes, for payloads not in UTF-8 (ST00011). */
+export async function decodeQrPngBytes(png: Buffer): Promise<Buffer> {
+  return withFile(png, 'qr.png', async (file) => run('zbarimg', ['--quiet', '--raw', '-Sbinary', file]));
+}
+
+/** The raw bytes of the QR symbol in a PNG, or null when zbarimg finds none (its exit code 4). */
+export async function findQrPngBytes(png: Buffer): Promise<Buffer | null> {
+  return withFile(png, 'qr.png', async (file) => {
+    try {
+      return (await exec('zbarimg', ['--quiet', '--raw', '-Sbinary', file], { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 })).stdout;
+    } catch (err) {
+      if ((err as { code?: unknown }).code === 4) return null;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new Error('zbarimg is not installed: apt-get install zbar-tools');
+      throw err;
+    }
+  });
+}
+
 /** The PDF's text in layout mode, with runs of spaces collapsed to one. */
 export async function pdfText(pdf: Buffer): Promise<string> {
   return withFile(pdf, 'doc.pdf', async (file) => {

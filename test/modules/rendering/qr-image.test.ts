@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildPaymentQrPayload } from '../../../src/modules/rendering/qr-payload.js';
 import { qrMatrix, renderQrPng, renderQrSvg } from '../../../src/modules/rendering/qr-image.js';
-import { decodeQrPng } from './native-tools.js';
+import iconv from 'iconv-lite';
+import { decodeQrPng, decodeQrPngBytes } from './native-tools.js';
 import { EXPECTED_QR_PAYLOAD } from './print-fixtures.js';
 
 /** The domain reference's example payload, built by the payload builder. */
@@ -40,6 +41,23 @@ describe('payment QR images', () => {
     });
     expect(payload.startsWith('ST00012#')).toBe(true);
     expect(await decodeQrPng(await renderQrPng(payload))).toBe(payload);
+  });
+
+  it('holds windows-1251 bytes for an ST00011 payload: one byte a Cyrillic letter (issue 14)', async () => {
+    const payload = buildPaymentQrPayload({
+      name: 'ОБЩЕСТВО С ОГРАНИЧЕННОЙ ОТВЕТСТВЕННОСТЬЮ «ТОРГОВЫЙ ДОМ СЕВЕРНАЯ ЗВЕЗДА» ФИЛИАЛ',
+      personalAcc: '40702810138250123017',
+      bankName: 'ФИЛИАЛ «ЦЕНТРАЛЬНЫЙ» БАНКА ВТБ (ПАО)',
+      bic: '044525225',
+      correspAcc: '30101810400000000225',
+      sumKopecks: 1978999,
+      purpose: 'Оплата по счёту № 15 от 02.03.2026, в т.ч. НДС 3290.00 руб.',
+    });
+    expect(payload.startsWith('ST00011|')).toBe(true);
+    const bytes = await decodeQrPngBytes(await renderQrPng(payload));
+    expect(bytes.equals(iconv.encode(payload, 'win1251'))).toBe(true);
+    expect(bytes.includes(Buffer.from('ОБЩЕСТВО', 'utf8'))).toBe(false);
+    expect(iconv.decode(bytes, 'win1251')).toBe(payload);
   });
 
   it('is deterministic: equal payloads give byte-identical PNG and SVG', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildPaymentQrPayload, QrPayloadError, type PaymentQrInput } from '../../../src/modules/rendering/qr-payload.js';
+import iconv from 'iconv-lite';
+import { buildPaymentQrPayload, qrPayloadBytes, qrPayloadEncoding, QrPayloadError, type PaymentQrInput } from '../../../src/modules/rendering/qr-payload.js';
 
 const REFERENCE_EXAMPLE =
   'ST00012|Name=ООО «Три кита»|PersonalAcc=40702810138250123017|BankName=ПАО СБЕРБАНК|BIC=044525225|' +
@@ -105,11 +106,17 @@ describe('buildPaymentQrPayload: required fields', () => {
     expect(errorOf(() => buildPaymentQrPayload(input)).message).toMatch(/BIC is required/);
   });
 
-  it('refuses a required block over 300 bytes of UTF-8', () => {
-    // 100 Cyrillic letters = 200 bytes; with the rest of the block that is past 300.
-    const err = errorOf(() => buildPaymentQrPayload({ ...base, name: 'Ж'.repeat(100) }));
+  it('refuses a required block over 300 bytes in both UTF-8 and windows-1251, naming the field to shorten', () => {
+    // 100 CJK characters: 300 bytes in UTF-8, and no windows-1251 byte for them.
+    const err = errorOf(() => buildPaymentQrPayload({ ...base, name: '漢'.repeat(100) }));
     expect(err.code).toBe('required_block_too_long');
+    expect(err.key).toBe('Name');
     expect(err.message).toMatch(/300/);
+    expect(err.message).toMatch(/shorten Name/);
+    // The bank name is the longer one in bytes here (45 CJK characters = 135 bytes > 120).
+    const bank = errorOf(() => buildPaymentQrPayload({ ...base, name: 'Ж'.repeat(60), bankName: '銀'.repeat(45) }));
+    expect(bank.code).toBe('required_block_too_long');
+    expect(bank.key).toBe('BankName');
   });
 
   it('accepts a required block of exactly 300 bytes and ignores optional fields in the count', () => {
@@ -121,7 +128,48 @@ describe('buildPaymentQrPayload: required fields', () => {
     expect(Buffer.byteLength(payload.slice(8, payload.indexOf('|Purpose=')), 'utf8')).toBe(300);
     expect(Buffer.byteLength(payload.slice(8), 'utf8')).toBeGreaterThan(300);
     expect(payload.startsWith(`ST00012|Name=${name}|PersonalAcc=`)).toBe(true);
-    expect(errorOf(() => buildPaymentQrPayload({ ...base, name: name + 'N' })).code).toBe('required_block_too_long');
+    // One byte more: UTF-8 is over, so the QR falls back to windows-1251 (issue 14).
+    expect(buildPaymentQrPayload({ ...base, name: name + 'N' }).startsWith(`ST00011|Name=${name}N|`)).toBe(true);
+  });
+});
+
+describe('buildPaymentQrPayload: windows-1251 fallback (issue 14)', () => {
+  const longName = 'ОБЩЕСТВО С ОГРАНИЧЕННОЙ ОТВЕТСТВЕННОСТЬЮ «ТОРГОВЫЙ ДОМ СЕВЕРНАЯ ЗВЕЗДА»';
+  const longBank = 'ФИЛИАЛ «ЦЕНТРАЛЬНЫЙ» БАНКА ВТБ (ПАО)';
+
+  it('keeps UTF-8 for the issue’s 295-byte block (201 bytes in windows-1251)', () => {
+    const payload = buildPaymentQrPayload({ ...base, name: longName, bankName: longBank });
+    expect(payload.startsWith('ST00012|')).toBe(true);
+    expect(qrPayloadEncoding(payload)).toBe('utf-8');
+    const block = payload.slice(8);
+    expect(Buffer.byteLength(block, 'utf8')).toBe(295);
+    expect(iconv.encode(block, 'win1251').length).toBe(201);
+  });
+
+  it('switches to ST00011 when a slightly longer name passes 300 UTF-8 bytes, counting 300 in windows-1251', () => {
+    const name = `${longName} ФИЛИАЛ`;
+    const payload = buildPaymentQrPayload({ ...full, name, bankName: longBank });
+    expect(payload.startsWith(`ST00011|Name=${name}|PersonalAcc=40702810138250123017|BankName=${longBank}|`)).toBe(true);
+    expect(qrPayloadEncoding(payload)).toBe('windows-1251');
+    const bytes = qrPayloadBytes(payload);
+    expect(bytes.equals(iconv.encode(payload, 'win1251'))).toBe(true);
+    expect(bytes.length).toBe(Array.from(payload).length); // one byte a character
+    expect(iconv.decode(bytes, 'win1251')).toBe(payload);
+  });
+
+  it('stays in UTF-8 when a character has no windows-1251 byte, and then refuses an over-long block', () => {
+    const name = `${longName} ФИЛИАЛ ✓`;
+    const err = errorOf(() => buildPaymentQrPayload({ ...base, name, bankName: longBank }));
+    expect(err.code).toBe('required_block_too_long');
+    expect(err.key).toBe('Name');
+    // A character outside windows-1251 anywhere in the payload (here: the purpose) also keeps UTF-8.
+    const withPurpose = errorOf(() => buildPaymentQrPayload({ ...base, name: `${longName} ФИЛИАЛ`, bankName: longBank, purpose: 'Оплата ✓' }));
+    expect(withPurpose.code).toBe('required_block_too_long');
+  });
+
+  it('gives UTF-8 bytes for an ST00012 payload', () => {
+    const payload = buildPaymentQrPayload(full);
+    expect(qrPayloadBytes(payload).equals(Buffer.from(payload, 'utf8'))).toBe(true);
   });
 });
 
