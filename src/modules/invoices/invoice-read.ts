@@ -3,7 +3,7 @@ import type { InvoiceRevisionRow, InvoiceRow, InvoiceRow as Row, ShareLinkRow } 
 import { ApiError } from '../../shared/errors.js';
 import { DEMO_CATALOG_DATA } from '../catalog/demo-catalog.js';
 import { shareUrls, type LinkBases } from '../sharing/index.js';
-import type { AuthContext, Tariff } from '../teams/index.js';
+import { DEMO_TEAM_ID, type AuthContext, type Tariff } from '../teams/index.js';
 import { DEMO_CREATED_AT, DEMO_SAMPLE_PAYLOAD, DEMO_SHARE_TOKENS } from './demo.js';
 import type { InvoiceList, InvoiceRevisionList } from './invoice-requests.schemas.js';
 import type { InvoiceListRow } from './invoice.repository.js';
@@ -79,7 +79,7 @@ export class DemoDocuments {
 
   /** Links of a dry-run document: fixed demo tokens, never stored. */
   links(publicId: string, recipients: readonly ApiRecipient[], now: string): ShareLinkRow[] {
-    const base = { team_id: 'demo', public_id: publicId, created_at: now, last_opened_at: null };
+    const base = { team_id: DEMO_TEAM_ID, public_id: publicId, created_at: now, last_opened_at: null };
     return [
       { ...base, token: DEMO_SHARE_TOKENS.buyer, kind: 'buyer', email: null, name: null, position: null, sort_order: 0 },
       { ...base, token: DEMO_SHARE_TOKENS.colleague, kind: 'colleague', email: null, name: null, position: null, sort_order: 1 },
@@ -108,8 +108,9 @@ export class DemoDocuments {
       notifications: null,
       viewed_at: null,
       payment_reported_at: null,
+      link_epoch: 0,
       ...values,
-      team_id: 'demo',
+      team_id: DEMO_TEAM_ID,
       public_id: publicId,
       revision: 1,
       package_public_id: `demo-package-${publicId}`.slice(0, 64),
@@ -127,9 +128,10 @@ export class DemoDocuments {
     const invoice = { ...result.invoice, seller: resolved.seller, seller_status: 'issued' };
     const totals = totalsOf(invoice);
     const row: Row = {
-      team_id: 'demo',
+      team_id: DEMO_TEAM_ID,
       public_id: this.demoPublicId,
       revision: 1,
+      link_epoch: 0,
       package_public_id: `demo-package-${this.demoPublicId}`.slice(0, 64),
       number: invoice.number,
       date: invoice.date,

@@ -227,6 +227,7 @@ export class InvoiceService {
       team_id: auth.teamId,
       public_id: publicId,
       revision: 1,
+      link_epoch: 0,
       package_public_id: randomToken(16),
       buyer_status: 'not_sent',
       created_at: now,

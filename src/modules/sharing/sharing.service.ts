@@ -11,7 +11,9 @@
  *   the view pages, an edit token the edit pages and, as editing includes reading, the view
  *   pages too. A view token on an edit page is refused (403), never upgraded.
  * - the demo links (`demo-buyer`, `demo-colleague`, `demo-recipient-N`, and portal tokens of
- *   the demo team naming no stored document) show the demo sample read-only.
+ *   the demo world, whatever document they name) show the demo sample and change nothing;
+ *   the demo world's team id is outside the team id alphabet, so they never reach a real team.
+ * - a portal token carries its document's link epoch; `links rotate` moves it on (404 after).
  */
 import { ApiError } from '../../shared/errors.js';
 import type { Clock } from '../../shared/clock.js';
@@ -23,7 +25,7 @@ import type { InvoiceDetail } from '../invoices/invoice.schemas.js';
 import { inlinePdfRenderer, type PdfRenderer } from '../rendering/pdf-pool.js';
 import { toPrintModel, type InvoicePrintModel } from '../rendering/invoice-view-model.js';
 import { renderQrPng, renderQrSvg } from '../rendering/qr-image.js';
-import { DEMO_AUTH, type AuthContext, type AuthService } from '../teams/index.js';
+import { DEMO_AUTH, DEMO_TEAM_ID, LEGACY_DEMO_TEAM_ID, type AuthContext, type AuthService } from '../teams/index.js';
 import { refusedEdit } from './edit-refusals.js';
 import { messagesByField, warningMessageRu } from './form-messages.js';
 import { basePath, type LinkBases } from './links.js';
@@ -293,19 +295,25 @@ export class SharingService {
 
   private async openPortal(token: string, need: PortalMode, info: RequestInfo): Promise<PortalContext> {
     if (!PORTAL_TOKEN.test(token)) throw new PageError('not_found');
-    const claims = verifyPortalToken(this.deps.bases.secret, token, Math.floor(this.deps.clock.now().getTime() / 1000));
+    const claims = verifyPortalToken(this.deps.bases.secret, token, Math.floor(this.deps.clock.now().getTime() / 1000), {
+      refuseLegacyTeam: LEGACY_DEMO_TEAM_ID,
+    });
     if (!claims) throw new PageError('not_found');
     if (need === 'edit' && claims.mode !== 'edit') throw new PageError('view_only');
-    const auth = await this.deps.auth.signedLinkContext(claims.teamId, PORTAL_ACTOR);
-    const stored = auth ? await this.read(auth, claims.publicId, info).catch((err: unknown) => notFoundAsNull(err)) : null;
-    if (auth && stored) {
-      return { token, mode: claims.mode, auth, publicId: claims.publicId, response: stored.body, etag: stored.etag, model: toPrintModel(stored.body) };
+    if (claims.teamId === DEMO_TEAM_ID) {
+      // Demo-mode responses sign portal links for the demo world (never a real team id) and a
+      // document that was never stored (the sample, or a dry-run write): whatever public id
+      // they name, they show the sample and never read or write stored data.
+      const sample = await this.deps.invoices.get(DEMO_AUTH, this.demoPublicId(), info);
+      return { token, mode: claims.mode, auth: null, publicId: this.demoPublicId(), response: sample.body, etag: sample.etag, model: toPrintModel(sample.body) };
     }
-    // Demo-mode responses sign portal links for the demo team and a document that was never
-    // stored (the sample, or a dry-run write): those links show the sample.
-    if (claims.teamId !== DEMO_AUTH.teamId) throw new PageError('not_found');
-    const sample = await this.deps.invoices.get(DEMO_AUTH, this.demoPublicId(), info);
-    return { token, mode: claims.mode, auth: null, publicId: this.demoPublicId(), response: sample.body, etag: sample.etag, model: toPrintModel(sample.body) };
+    const auth = await this.deps.auth.signedLinkContext(claims.teamId, PORTAL_ACTOR);
+    if (!auth) throw new PageError('not_found');
+    // A token of an older link epoch was ended by `links rotate`.
+    const epoch = await repo.findLinkEpoch(this.deps.db, claims.teamId, claims.publicId);
+    if (epoch === undefined || epoch !== claims.epoch) throw new PageError('not_found');
+    const stored = await this.read(auth, claims.publicId, info);
+    return { token, mode: claims.mode, auth, publicId: claims.publicId, response: stored.body, etag: stored.etag, model: toPrintModel(stored.body) };
   }
 
   /**
