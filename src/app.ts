@@ -51,6 +51,17 @@ export interface AppDeps {
 
 export type App = FastifyInstance;
 
+/**
+ * INVOICING_TRUST_PROXY for Fastify: never `true` (which trusts every hop, so a client could
+ * pick its own address with X-Forwarded-For). A hop count N trusts the N nearest hops (the
+ * client is the N-th address from the right); a list trusts those proxies' addresses only.
+ */
+export function trustProxyOption(value: Config['trustProxy']): false | string[] | ((address: string, hop: number) => boolean) {
+  if (value === false) return false;
+  if (typeof value === 'number') return (_address: string, hop: number) => hop < value;
+  return value;
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     /** The e-mail service and its retry worker (started by the runtime, not by buildApp). */
@@ -73,7 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     return503OnClosing: true,
     frameworkErrors: onFrameworkError,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
@@ -131,6 +142,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     demoPublicId: config.demoPublicId,
     notifications: notifier.service,
     edo: edo.service,
+    revisionsKeep: config.revisionsKeep,
   });
   await app.register(async (api) => {
     api.decorateRequest('auth', null);

@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   seller_org_over_tariff_limit: 403,
   // 404
   document_not_found: 404,
+  revision_not_found: 404,
   not_found: 404,
   // 405
   method_not_allowed: 405,

@@ -5,8 +5,8 @@ import { DEMO_CATALOG_DATA } from '../catalog/demo-catalog.js';
 import { shareUrls, type LinkBases } from '../sharing/index.js';
 import { DEMO_TEAM_ID, type AuthContext, type Tariff } from '../teams/index.js';
 import { DEMO_CREATED_AT, DEMO_SAMPLE_PAYLOAD, DEMO_SHARE_TOKENS } from './demo.js';
-import type { InvoiceList, InvoiceRevisionList } from './invoice-requests.schemas.js';
-import type { InvoiceListRow } from './invoice.repository.js';
+import type { InvoiceList, InvoiceRevisionDetail, InvoiceRevisionList } from './invoice-requests.schemas.js';
+import type { InvoiceListRow, RevisionSummaryRow } from './invoice.repository.js';
 import type { InvoiceDetail } from './invoice.schemas.js';
 import { emptyOutcome } from '../notifications/index.js';
 import { buildInvoiceResponse, etagOf, serviceRestriction, statusBlock, totalsOf } from './invoice.view.js';
@@ -37,12 +37,20 @@ export function buildListItem(r: InvoiceListRow, bases: LinkBases, tariff: Tarif
   };
 }
 
-export function buildRevisionList(current: InvoiceRow, revisions: InvoiceRevisionRow[]): InvoiceRevisionList {
+export function buildRevisionList(
+  current: InvoiceRow,
+  page: { rows: RevisionSummaryRow[]; total: number },
+  limit: number,
+  offset: number,
+): InvoiceRevisionList {
   return {
     ok: true,
     public_id: current.public_id,
     current_revision: current.revision,
-    revisions: revisions.map((r) => ({
+    total: page.total,
+    limit,
+    offset,
+    revisions: page.rows.map((r) => ({
       revision: r.revision,
       modified_at: r.modified_at,
       modified_by_login: r.modified_by_login,
@@ -50,8 +58,34 @@ export function buildRevisionList(current: InvoiceRow, revisions: InvoiceRevisio
       seller_status: r.seller_status,
       total: Number(r.total),
       superseded_at: r.superseded_at,
-      invoice: JSON.parse(r.document) as Record<string, unknown>,
     })),
+  };
+}
+
+/** One revision with its document: a previous one, or the current one (`superseded_at` null). */
+export function buildRevisionDetail(current: InvoiceRow, revision: InvoiceRevisionRow | null): InvoiceRevisionDetail {
+  const source = revision ?? {
+    revision: current.revision,
+    modified_at: current.last_modified_at,
+    modified_by_login: current.last_modified_by_login,
+    editor_mode: current.editor_mode,
+    seller_status: current.seller_status,
+    total: current.total,
+    document: current.document,
+    superseded_at: null,
+  };
+  return {
+    ok: true,
+    public_id: current.public_id,
+    current_revision: current.revision,
+    revision: source.revision,
+    modified_at: source.modified_at,
+    modified_by_login: source.modified_by_login,
+    editor_mode: source.editor_mode,
+    seller_status: source.seller_status,
+    total: Number(source.total),
+    superseded_at: source.superseded_at,
+    invoice: JSON.parse(source.document) as Record<string, unknown>,
   };
 }
 
