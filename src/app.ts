@@ -22,6 +22,7 @@ import { catalogRoutes, CatalogService } from './modules/catalog/index.js';
 import { invoiceRoutes, InvoiceService } from './modules/invoices/index.js';
 import { createEdo, type EdoRuntime } from './modules/edo/index.js';
 import { createPdfRenderer, type PdfRenderer } from './modules/rendering/pdf-pool.js';
+import { RenderCache } from './modules/rendering/render-cache.js';
 import { createNotifications, type Notifier } from './modules/notifications/index.js';
 import { basePath } from './modules/sharing/index.js';
 import { edoDocumentFiles, pdfAttachments, SharingService, sharingRoutes } from './modules/sharing/web.js';
@@ -124,7 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // PDFs (share pages, e-mail attachments, EDO sends) render in worker threads, off the event
   // loop. onClose hooks run last-registered first: the pool closes after the workers below
   // have finished their batches.
-  const pdf = deps.pdf ?? createPdfRenderer();
+  const pdf = deps.pdf ?? createPdfRenderer({ maxQueue: config.limits.pdfQueueMax });
   app.addHook('onClose', async () => pdf.close());
   const notifier =
     deps.notifier ?? createNotifications({ database, clock, bases, config, logger: app.log.child({ component: 'notifications' }) });
@@ -152,8 +153,20 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await api.register(invoiceRoutes, { invoices });
   });
   // Share and portal pages: outside the API's key check; their tokens are the credential.
-  const sharing = new SharingService({ db: database.db, clock, bases, invoices, auth, demoPublicId: config.demoPublicId, pdf });
-  await app.register(sharingRoutes, { service: sharing });
+  const sharing = new SharingService({
+    db: database.db,
+    clock,
+    bases,
+    invoices,
+    auth,
+    demoPublicId: config.demoPublicId,
+    pdf,
+    cache: new RenderCache(config.limits.renderCacheBytes),
+  });
+  await app.register(sharingRoutes, {
+    service: sharing,
+    limitLink: (request, reply, token) => limiter.limitByLink(request, reply, token, config.limits.linkRatePerMin),
+  });
   notifier.service.useAttachments(pdfAttachments(sharing));
   edo.service.useFiles(edoDocumentFiles(sharing));
   methodGuard.addRefusals();

@@ -44,6 +44,8 @@ export const ERROR_STATUS = {
   // 500, 503
   internal_error: 500,
   not_ready: 503,
+  render_queue_full: 503,
+  shutting_down: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
