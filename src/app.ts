@@ -4,6 +4,7 @@
  */
 import helmet from '@fastify/helmet';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Duplex } from 'node:stream';
 import type { DestinationStream } from 'pino';
 import pino from 'pino';
 import type { Config } from './config/config.js';
@@ -29,6 +30,7 @@ import { edoDocumentFiles, pdfAttachments, SharingService, sharingRoutes } from 
 import { AuthService } from './modules/teams/index.js';
 import { ErrorBody } from './shared/schemas.js';
 import { systemClock, type Clock } from './shared/clock.js';
+import { ApiError } from './shared/errors.js';
 
 /** 5 MB as the spec counts it: 5 × 1024 × 1024 bytes. */
 export const BODY_LIMIT_BYTES = 5_242_880;
@@ -57,6 +59,28 @@ export type App = FastifyInstance;
  * pick its own address with X-Forwarded-For). A hop count N trusts the N nearest hops (the
  * client is the N-th address from the right); a list trusts those proxies' addresses only.
  */
+/**
+ * Errors before a request exists (a timed-out or malformed request on the socket): the spec's
+ * JSON error shape, then the connection is closed. 408 for a request that did not arrive in
+ * time, 431 for oversized headers, 400 otherwise.
+ */
+function onClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, body] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', { ok: false, error: 'request_timeout', details: 'the request did not arrive within INVOICING_REQUEST_TIMEOUT_MS' }]
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', { ok: false, error: 'invalid_request', details: 'the request headers are too large' }]
+        : [400, 'Bad Request', { ok: false, error: 'invalid_request', details: 'the request could not be parsed' }];
+  const text = JSON.stringify(body);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    );
+  }
+  socket.destroy();
+}
+
 export function trustProxyOption(value: Config['trustProxy']): false | string[] | ((address: string, hop: number) => boolean) {
   if (value === false) return false;
   if (typeof value === 'number') return (_address: string, hop: number) => hop < value;
@@ -86,13 +110,41 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: trustProxyOption(config.trustProxy),
-    return503OnClosing: true,
+    // Slow clients cannot hold a node (docs/security.md): the headers and the body must arrive
+    // within INVOICING_REQUEST_TIMEOUT_MS (408 where an answer can still be written), idle
+    // keep-alive connections close after INVOICING_KEEP_ALIVE_TIMEOUT_MS, and the number of
+    // open connections is capped (INVOICING_MAX_CONNECTIONS, below).
+    requestTimeout: config.limits.requestTimeoutMs,
+    keepAliveTimeout: config.limits.keepAliveTimeoutMs,
+    http: {
+      requestTimeout: config.limits.requestTimeoutMs,
+      headersTimeout: config.limits.requestTimeoutMs,
+      keepAliveTimeout: config.limits.keepAliveTimeoutMs,
+      // How often Node checks the timeouts above: at most a second late.
+      connectionsCheckingInterval: Math.min(1_000, config.limits.requestTimeoutMs),
+    },
+    clientErrorHandler: onClientError,
+    // Fastify's own 503 while closing is not in the spec's shape: the hook below answers instead.
+    return503OnClosing: false,
     frameworkErrors: onFrameworkError,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },
   });
 
+  app.server.maxConnections = config.limits.maxConnections;
   registerErrorHandling(app);
+  // While the server closes (SIGTERM), requests still arriving on open connections get the
+  // spec's error shape instead of Fastify's own 503 body.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (closing) {
+      reply.header('connection', 'close');
+      throw new ApiError('shutting_down', { details: 'the server is shutting down; retry on another instance', retry_after_sec: 1 }, { 'retry-after': '1' });
+    }
+  });
   const methodGuard = trackRoutesForMethodNotAllowed(app);
   app.addSchema(ErrorBody);
 

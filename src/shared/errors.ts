@@ -37,6 +37,8 @@ export const ERROR_STATUS = {
   idempotency_key_reused: 409,
   idempotency_request_in_progress: 409,
   revision_conflict: 409,
+  // 408
+  request_timeout: 408,
   // 413
   payload_too_large: 413,
   // 429 (error = rate_limited, code = scope and window)
