@@ -171,7 +171,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('onSend', limiter.addHeaders);
 
   await registerOpenApi(app, config);
-  registerOperationsRoutes(app, { database, metrics });
+  registerOperationsRoutes(app, { database, metrics, metricsToken: config.metricsToken });
 
   const bases = { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret: deps.secret };
   // PDFs (share pages, e-mail attachments, EDO sends) render in worker threads, off the event

@@ -52,7 +52,7 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-export const AUTH_ERROR_CODES = ['api_key_missing', 'api_key_invalid', 'api_key_inactive', 'api_key_over_tariff_limit'] as const;
+export const AUTH_ERROR_CODES = ['api_key_missing', 'api_key_invalid', 'api_key_inactive', 'api_key_over_tariff_limit', 'metrics_token_invalid'] as const;
 export type AuthErrorCode = (typeof AUTH_ERROR_CODES)[number];
 
 export interface ErrorBody {
