@@ -85,7 +85,8 @@ export async function startRuntime(baseConfig: Config): Promise<Runtime> {
   try {
     await migrateToLatest(database.db);
     if (baseConfig.bootstrapFile) {
-      await importBootstrapFile(database, baseConfig.bootstrapFile);
+      const { warnings } = await importBootstrapFile(database, baseConfig.bootstrapFile);
+      for (const warning of warnings) process.stderr.write(`Warning: INVOICING_BOOTSTRAP_FILE ${warning}\n`);
     } else {
       demo = await seedDemoTeamIfEmpty(database.db, systemClock);
     }

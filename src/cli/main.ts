@@ -97,7 +97,8 @@ async function run(argv: string[]): Promise<number> {
     case 'import': {
       const file = rest[0];
       if (!file || rest.length > 1) throw new UsageError('import needs exactly one FILE');
-      const summary = await withDatabase(config, (database) => importBootstrapFile(database, file));
+      const { warnings, ...summary } = await withDatabase(config, (database) => importBootstrapFile(database, file));
+      for (const warning of warnings) process.stderr.write(`Warning: ${warning}\n`);
       process.stdout.write(`Applied ${file}:\n${describeSummary(summary)}\n`);
       return 0;
     }
