@@ -4,6 +4,7 @@
  */
 import helmet from '@fastify/helmet';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Duplex } from 'node:stream';
 import type { DestinationStream } from 'pino';
 import pino from 'pino';
 import type { Config } from './config/config.js';
@@ -22,12 +23,14 @@ import { catalogRoutes, CatalogService } from './modules/catalog/index.js';
 import { invoiceRoutes, InvoiceService } from './modules/invoices/index.js';
 import { createEdo, type EdoRuntime } from './modules/edo/index.js';
 import { createPdfRenderer, type PdfRenderer } from './modules/rendering/pdf-pool.js';
+import { RenderCache } from './modules/rendering/render-cache.js';
 import { createNotifications, type Notifier } from './modules/notifications/index.js';
 import { basePath } from './modules/sharing/index.js';
 import { edoDocumentFiles, pdfAttachments, SharingService, sharingRoutes } from './modules/sharing/web.js';
 import { AuthService } from './modules/teams/index.js';
 import { ErrorBody } from './shared/schemas.js';
 import { systemClock, type Clock } from './shared/clock.js';
+import { ApiError } from './shared/errors.js';
 
 /** 5 MB as the spec counts it: 5 × 1024 × 1024 bytes. */
 export const BODY_LIMIT_BYTES = 5_242_880;
@@ -51,6 +54,39 @@ export interface AppDeps {
 
 export type App = FastifyInstance;
 
+/**
+ * INVOICING_TRUST_PROXY for Fastify: never `true` (which trusts every hop, so a client could
+ * pick its own address with X-Forwarded-For). A hop count N trusts the N nearest hops (the
+ * client is the N-th address from the right); a list trusts those proxies' addresses only.
+ */
+/**
+ * Errors before a request exists (a timed-out or malformed request on the socket): the spec's
+ * JSON error shape, then the connection is closed. 408 for a request that did not arrive in
+ * time, 431 for oversized headers, 400 otherwise.
+ */
+function onClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, body] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', { ok: false, error: 'request_timeout', details: 'the request did not arrive within INVOICING_REQUEST_TIMEOUT_MS' }]
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', { ok: false, error: 'invalid_request', details: 'the request headers are too large' }]
+        : [400, 'Bad Request', { ok: false, error: 'invalid_request', details: 'the request could not be parsed' }];
+  const text = JSON.stringify(body);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    );
+  }
+  socket.destroy();
+}
+
+export function trustProxyOption(value: Config['trustProxy']): false | string[] | ((address: string, hop: number) => boolean) {
+  if (value === false) return false;
+  if (typeof value === 'number') return (_address: string, hop: number) => hop < value;
+  return value;
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     /** The e-mail service and its retry worker (started by the runtime, not by buildApp). */
@@ -73,14 +109,42 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: config.trustProxy,
-    return503OnClosing: true,
+    trustProxy: trustProxyOption(config.trustProxy),
+    // Slow clients cannot hold a node (docs/security.md): the headers and the body must arrive
+    // within INVOICING_REQUEST_TIMEOUT_MS (408 where an answer can still be written), idle
+    // keep-alive connections close after INVOICING_KEEP_ALIVE_TIMEOUT_MS, and the number of
+    // open connections is capped (INVOICING_MAX_CONNECTIONS, below).
+    requestTimeout: config.limits.requestTimeoutMs,
+    keepAliveTimeout: config.limits.keepAliveTimeoutMs,
+    http: {
+      requestTimeout: config.limits.requestTimeoutMs,
+      headersTimeout: config.limits.requestTimeoutMs,
+      keepAliveTimeout: config.limits.keepAliveTimeoutMs,
+      // How often Node checks the timeouts above: at most a second late.
+      connectionsCheckingInterval: Math.min(1_000, config.limits.requestTimeoutMs),
+    },
+    clientErrorHandler: onClientError,
+    // Fastify's own 503 while closing is not in the spec's shape: the hook below answers instead.
+    return503OnClosing: false,
     frameworkErrors: onFrameworkError,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },
   });
 
+  app.server.maxConnections = config.limits.maxConnections;
   registerErrorHandling(app);
+  // While the server closes (SIGTERM), requests still arriving on open connections get the
+  // spec's error shape instead of Fastify's own 503 body.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (closing) {
+      reply.header('connection', 'close');
+      throw new ApiError('shutting_down', { details: 'the server is shutting down; retry on another instance', retry_after_sec: 1 }, { 'retry-after': '1' });
+    }
+  });
   const methodGuard = trackRoutesForMethodNotAllowed(app);
   app.addSchema(ErrorBody);
 
@@ -107,13 +171,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('onSend', limiter.addHeaders);
 
   await registerOpenApi(app, config);
-  registerOperationsRoutes(app, { database, metrics });
+  registerOperationsRoutes(app, { database, metrics, metricsToken: config.metricsToken });
 
   const bases = { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret: deps.secret };
   // PDFs (share pages, e-mail attachments, EDO sends) render in worker threads, off the event
   // loop. onClose hooks run last-registered first: the pool closes after the workers below
   // have finished their batches.
-  const pdf = deps.pdf ?? createPdfRenderer();
+  const pdf = deps.pdf ?? createPdfRenderer({ maxQueue: config.limits.pdfQueueMax });
   app.addHook('onClose', async () => pdf.close());
   const notifier =
     deps.notifier ?? createNotifications({ database, clock, bases, config, logger: app.log.child({ component: 'notifications' }) });
@@ -131,6 +195,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     demoPublicId: config.demoPublicId,
     notifications: notifier.service,
     edo: edo.service,
+    revisionsKeep: config.revisionsKeep,
   });
   await app.register(async (api) => {
     api.decorateRequest('auth', null);
@@ -140,8 +205,20 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await api.register(invoiceRoutes, { invoices });
   });
   // Share and portal pages: outside the API's key check; their tokens are the credential.
-  const sharing = new SharingService({ db: database.db, clock, bases, invoices, auth, demoPublicId: config.demoPublicId, pdf });
-  await app.register(sharingRoutes, { service: sharing });
+  const sharing = new SharingService({
+    db: database.db,
+    clock,
+    bases,
+    invoices,
+    auth,
+    demoPublicId: config.demoPublicId,
+    pdf,
+    cache: new RenderCache(config.limits.renderCacheBytes),
+  });
+  await app.register(sharingRoutes, {
+    service: sharing,
+    limitLink: (request, reply, token) => limiter.limitByLink(request, reply, token, config.limits.linkRatePerMin),
+  });
   notifier.service.useAttachments(pdfAttachments(sharing));
   edo.service.useFiles(edoDocumentFiles(sharing));
   methodGuard.addRefusals();

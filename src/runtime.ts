@@ -82,10 +82,11 @@ export async function startRuntime(baseConfig: Config): Promise<Runtime> {
   const database = openDatabase(baseConfig.database);
   let config: Config & { secret: string };
   let demo: DemoTeam | null = null;
+  let bootstrapWarnings: string[] = [];
   try {
     await migrateToLatest(database.db);
     if (baseConfig.bootstrapFile) {
-      await importBootstrapFile(database, baseConfig.bootstrapFile);
+      bootstrapWarnings = (await importBootstrapFile(database, baseConfig.bootstrapFile)).warnings;
     } else {
       demo = await seedDemoTeamIfEmpty(database.db, systemClock);
     }
@@ -98,6 +99,8 @@ export async function startRuntime(baseConfig: Config): Promise<Runtime> {
   let app: App;
   try {
     app = await buildApp({ config, database, rateLimitStore: limiter.store, secret: config.secret });
+    // Short legacy secrets: imported, logged as warnings naming their JSON path (never the secret).
+    for (const warning of bootstrapWarnings) app.log.warn({ bootstrap_file: config.bootstrapFile }, warning);
     // The in-process workers retry failed e-mails and run EDO sync; `invoicing worker` runs the
     // same loops alone, for deployments whose API nodes set INVOICING_IN_PROCESS_WORKER=false.
     if (config.inProcessWorker) {

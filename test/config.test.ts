@@ -79,6 +79,14 @@ describe('loadConfig overrides', () => {
         LOG_LEVEL: 'warn',
         INVOICING_DATA_DIR: '/var/lib/invoicing',
         INVOICING_IN_PROCESS_WORKER: 'false',
+        INVOICING_REQUEST_TIMEOUT_MS: '20000',
+        INVOICING_KEEP_ALIVE_TIMEOUT_MS: '4000',
+        INVOICING_MAX_CONNECTIONS: '500',
+        INVOICING_PDF_QUEUE_MAX: '8',
+        INVOICING_RENDER_CACHE_MB: '16',
+        INVOICING_LINK_RATE_PER_MIN: '30',
+        INVOICING_METRICS_TOKEN: 'metrics-token-0123456789',
+        INVOICING_REVISIONS_KEEP: '50',
       },
       CWD,
     );
@@ -96,7 +104,17 @@ describe('loadConfig overrides', () => {
       demoToken: 'public-demo',
       demoPublicId: 'sample-1',
       ipRatePerSec: 250,
-      trustProxy: true,
+      trustProxy: 1,
+      limits: {
+        requestTimeoutMs: 20_000,
+        keepAliveTimeoutMs: 4_000,
+        maxConnections: 500,
+        pdfQueueMax: 8,
+        renderCacheBytes: 16 * 1024 * 1024,
+        linkRatePerMin: 30,
+      },
+      metricsToken: 'metrics-token-0123456789',
+      revisionsKeep: 50,
       secret,
       logLevel: 'warn',
       dataDir: '/var/lib/invoicing',
@@ -154,8 +172,14 @@ describe('loadConfig overrides', () => {
   });
 
   it('reads true and false spelled several ways', () => {
-    for (const yes of ['true', 'TRUE', '1', 'yes', 'on']) expect(loadConfig({ INVOICING_TRUST_PROXY: yes }, CWD).trustProxy).toBe(true);
+    // `true` is one hop, never "every hop" (issue 10, item 7).
+    for (const yes of ['true', 'TRUE', '1', 'yes', 'on']) expect(loadConfig({ INVOICING_TRUST_PROXY: yes }, CWD).trustProxy).toBe(1);
     for (const no of ['false', 'False', '0', 'no', 'off']) expect(loadConfig({ INVOICING_TRUST_PROXY: no }, CWD).trustProxy).toBe(false);
+    expect(loadConfig({ INVOICING_TRUST_PROXY: '2' }, CWD).trustProxy).toBe(2);
+    expect(loadConfig({ INVOICING_TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,::1' }, CWD).trustProxy).toEqual(['10.0.0.0/8', '192.168.1.7', '::1']);
+    for (const bad of ['10.0.0.0/99', 'proxy.example', '33', '1.2.3.4,nope']) {
+      expect(() => loadConfig({ INVOICING_TRUST_PROXY: bad }, CWD), bad).toThrow(/INVOICING_TRUST_PROXY/);
+    }
   });
 
   it('accepts rediss:// and smtps://', () => {

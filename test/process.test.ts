@@ -119,6 +119,9 @@ describe('a bootstrap file', () => {
     const service = await serve({ DATABASE_URL: await freshDatabaseUrl(), INVOICING_BOOTSTRAP_FILE: file });
     await service.waitUntilHealthy();
     expect(printedKeys(service.stdout)).toEqual([]);
+    // The short legacy secret is imported with a warning naming its path, never the secret (issue 10, item 11).
+    expect(service.stdout).toContain('$.teams[0].api_keys[0].secret is shorter than 24 characters');
+    expect(service.stdout).not.toContain('ak_process_test_0001');
 
     const catalog = await fetch(`${service.baseUrl}/api/v1/ref/catalog`, { headers: { 'x-api-key': 'ak_process_test_0001' } });
     expect(catalog.status).toBe(200);

@@ -93,7 +93,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description Requests and latency by route and status, rate-limit refusals and process metrics, in the Prometheus text format.
+         * @description Requests and latency by route and status, rate-limit refusals and process metrics, in the Prometheus text format. When INVOICING_METRICS_TOKEN is set, needs `Authorization: Bearer <token>` (401 unauthorized with code metrics_token_invalid without it); otherwise open, so keep it off the public network.
          */
         get: operations["getMetrics"];
         put?: never;
@@ -181,9 +181,29 @@ export interface paths {
         };
         /**
          * Previous revisions of an invoice
-         * @description Every revision an update replaced, newest first, with the document as it was.
+         * @description A page of the revisions updates replaced, newest first, as summaries without the document (`GET …/revisions/{revision}` returns one with its document). `limit` 1–100 (default 20), `offset` ≥ 0, `total` counts every kept revision. Each document keeps its newest INVOICING_REVISIONS_KEEP previous revisions (default 100; older ones are deleted when an update is saved).
          */
         get: operations["listInvoiceRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/{public_id}/revisions/{revision}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One revision of an invoice
+         * @description One revision with the document as it was (`invoice`): a previous one still kept, or the current one (`superseded_at` null). An unknown revision, or one deleted by the retention rule, is 404 revision_not_found; another team's document is 404 document_not_found.
+         */
+        get: operations["getInvoiceRevision"];
         put?: never;
         post?: never;
         delete?: never;
@@ -204,7 +224,7 @@ export interface components {
              */
             ok: false;
             /** @description Error identifier. `unauthorized` for every 401 and `rate_limited` for every 429 (the reason is in `code`). The list is closed: a new identifier comes with a new API version. */
-            error: "invalid_json" | "invalid_content_type" | "invalid_query" | "invalid_request" | "validation_failed" | "prohibited_field" | "partial_update_not_supported" | "tenant_scope_not_resolved" | "seller_org_not_allowed" | "seller_org_over_tariff_limit" | "document_not_found" | "not_found" | "method_not_allowed" | "public_id_conflict" | "public_id_mismatch" | "invalid_status_transition" | "document_locked" | "sending_restricted" | "idempotency_key_reused" | "idempotency_request_in_progress" | "revision_conflict" | "payload_too_large" | "rate_limited" | "internal_error" | "not_ready" | "unauthorized";
+            error: "invalid_json" | "invalid_content_type" | "invalid_query" | "invalid_request" | "validation_failed" | "prohibited_field" | "partial_update_not_supported" | "tenant_scope_not_resolved" | "seller_org_not_allowed" | "seller_org_over_tariff_limit" | "document_not_found" | "revision_not_found" | "not_found" | "method_not_allowed" | "public_id_conflict" | "public_id_mismatch" | "invalid_status_transition" | "document_locked" | "sending_restricted" | "idempotency_key_reused" | "idempotency_request_in_progress" | "revision_conflict" | "request_timeout" | "payload_too_large" | "rate_limited" | "internal_error" | "not_ready" | "render_queue_full" | "shutting_down" | "unauthorized";
             /** @description 401: api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. 429: the scope and window that refused, e.g. ip_per_sec, key_per_min, team_per_day. */
             code?: string;
             /** @description Human-readable explanation; for field errors, every offending path. */
@@ -1615,7 +1635,7 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        /** @description Every previous revision of a document. */
+        /** @description A page of the previous revisions of a document, newest first. */
         InvoiceRevisionList: {
             /**
              * @description Always true on success.
@@ -1624,13 +1644,34 @@ export interface components {
             ok: true;
             /** @description Document public id. */
             public_id: string;
-            /** @description The current revision. */
+            /**
+             * Format: int32
+             * @description The current revision.
+             */
             current_revision: number;
-            /** @description Previous revisions, newest first. */
+            /**
+             * Format: int32
+             * @description Previous revisions kept (all pages).
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description Page size used.
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @description Offset used.
+             */
+            offset: number;
+            /** @description Previous revisions, newest first, without their documents. Older ones beyond the retention rule (INVOICING_REVISIONS_KEEP) are deleted. */
             revisions: {
-                /** @description Revision number. */
+                /**
+                 * Format: int32
+                 * @description Revision number.
+                 */
                 revision: number;
-                /** @description When this revision was written. */
+                /** @description When this revision was written (ISO 8601). */
                 modified_at: string;
                 /** @description Who wrote it. */
                 modified_by_login: string | null;
@@ -1640,13 +1681,45 @@ export interface components {
                 seller_status: string;
                 /** @description Total in this revision. */
                 total: number;
-                /** @description When the next revision replaced it. */
+                /** @description When the next revision replaced it (ISO 8601). */
                 superseded_at: string;
-                /** @description The document as it was. */
-                invoice: {
-                    [key: string]: unknown;
-                };
             }[];
+        };
+        /** @description One revision of a document with its document. */
+        InvoiceRevisionDetail: {
+            /**
+             * @description Always true on success.
+             * @enum {boolean}
+             */
+            ok: true;
+            /** @description Document public id. */
+            public_id: string;
+            /**
+             * Format: int32
+             * @description The current revision.
+             */
+            current_revision: number;
+            /**
+             * Format: int32
+             * @description Revision number.
+             */
+            revision: number;
+            /** @description When this revision was written (ISO 8601). */
+            modified_at: string;
+            /** @description Who wrote it. */
+            modified_by_login: string | null;
+            /** @description api or portal. */
+            editor_mode: string;
+            /** @description Seller status in this revision. */
+            seller_status: string;
+            /** @description Total in this revision. */
+            total: number;
+            /** @description When the next revision replaced it; null for the current revision. */
+            superseded_at: string | null;
+            /** @description The document as it was in this revision. */
+            invoice: {
+                [key: string]: unknown;
+            };
         };
     };
     responses: never;
@@ -1816,6 +1889,15 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
@@ -2284,7 +2366,12 @@ export interface operations {
     };
     listInvoiceRevisions: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1–100 (default 20). */
+                limit?: number;
+                /** @description Revisions to skip, newest first. */
+                offset?: number;
+            };
             header?: never;
             path: {
                 /** @description Document public id. */
@@ -2294,13 +2381,101 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The revisions. */
+            /** @description A page of revisions. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["InvoiceRevisionList"];
+                };
+            };
+            /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field` or `partial_update_not_supported`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed` or `seller_org_over_tariff_limit`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) or `not_found` for an unknown route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error: only `internal_error` and `request_id`; the detail is in the service log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getInvoiceRevision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Document public id. */
+                public_id: string;
+                /** @description Revision number (1 on create). */
+                revision: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revision. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceRevisionDetail"];
+                };
+            };
+            /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field` or `partial_update_not_supported`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */

@@ -22,7 +22,7 @@ Commands:
   import FILE                            apply a bootstrap file and exit (idempotent)
   keys create --team ID --name NAME      create an API key and print its secret once
   keys deactivate KEY_ID                 deactivate an API key (refused everywhere within a second)
-  links rotate PUBLIC_ID                 give a document's share links new tokens (the old ones answer 404)
+  links rotate PUBLIC_ID                 give a document's share links new tokens and end its portal links (the old ones answer 404)
   edo retry PUBLIC_ID                    queue a document's failed EDO sync again (same job id, attempts from 0)
   worker                                 run only the background jobs (e-mail retries, EDO sync) until SIGTERM
   help                                   print this text
@@ -97,7 +97,8 @@ async function run(argv: string[]): Promise<number> {
     case 'import': {
       const file = rest[0];
       if (!file || rest.length > 1) throw new UsageError('import needs exactly one FILE');
-      const summary = await withDatabase(config, (database) => importBootstrapFile(database, file));
+      const { warnings, ...summary } = await withDatabase(config, (database) => importBootstrapFile(database, file));
+      for (const warning of warnings) process.stderr.write(`Warning: ${warning}\n`);
       process.stdout.write(`Applied ${file}:\n${describeSummary(summary)}\n`);
       return 0;
     }
@@ -142,7 +143,7 @@ async function run(argv: string[]): Promise<number> {
       const bases = { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret: '' };
       const lines = rotated.links.map((l) => `  ${l.kind}${l.email ? ` <${l.email}>` : ''}: ${shareUrls(bases, l.token).url}`);
       process.stdout.write(
-        `Rotated ${rotated.links.length} share link(s) of document ${publicId} (team ${rotated.teamId}); the old links now answer 404.\n` +
+        `Rotated ${rotated.links.length} share link(s) of document ${publicId} (team ${rotated.teamId}); the old share and portal links now answer 404.\n` +
           `New links:\n${lines.join('\n')}\n`,
       );
       return 0;

@@ -4,6 +4,7 @@
  * ConfigError whose message is one line naming the variable.
  */
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 export type DatabaseTarget =
   | { kind: 'sqlite'; file: string }
@@ -23,7 +24,18 @@ export interface Config {
   demoToken: string;
   demoPublicId: string;
   ipRatePerSec: number;
-  trustProxy: boolean;
+  /**
+   * INVOICING_TRUST_PROXY: false (the socket address is the client), a hop count N (the client
+   * is the N-th address from the right of X-Forwarded-For), or the trusted proxies' addresses
+   * and CIDRs. `true` means 1 hop; "trust every hop" does not exist (docs/security.md).
+   */
+  trustProxy: false | number | string[];
+  /** Hardening (docs/security.md, docs/operations.md): timeouts, connections, caches, limits. */
+  limits: LimitsConfig;
+  /** INVOICING_METRICS_TOKEN: when set, /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken: string | null;
+  /** INVOICING_REVISIONS_KEEP: previous revisions kept per document (0: all). */
+  revisionsKeep: number;
   /** From INVOICING_SECRET; when null the service generates one and keeps it in the database. */
   secret: string | null;
   logLevel: string;
@@ -33,6 +45,21 @@ export interface Config {
   inProcessWorker: boolean;
   /** EDO synchronization (INVOICING_EDO_*, docs/edo.md): an extension of the contract's variables. */
   edo: EdoConfig;
+}
+
+export interface LimitsConfig {
+  /** INVOICING_REQUEST_TIMEOUT_MS: a request's headers and body must arrive within this time. */
+  requestTimeoutMs: number;
+  /** INVOICING_KEEP_ALIVE_TIMEOUT_MS: an idle keep-alive connection is closed after this time. */
+  keepAliveTimeoutMs: number;
+  /** INVOICING_MAX_CONNECTIONS: open connections per process; more are refused at once. */
+  maxConnections: number;
+  /** INVOICING_PDF_QUEUE_MAX: PDF renders waiting for a worker thread; beyond it 503 + Retry-After. */
+  pdfQueueMax: number;
+  /** INVOICING_RENDER_CACHE_MB: bytes of rendered PDFs and QR images kept (LRU); 0 turns it off. */
+  renderCacheBytes: number;
+  /** INVOICING_LINK_RATE_PER_MIN: requests per minute to the pages of one share or portal token. */
+  linkRatePerMin: number;
 }
 
 export interface EdoConfig {
@@ -83,6 +110,39 @@ function parseInteger(env: Env, name: string, fallback: number, min: number, max
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(name, `must be an integer from ${min} to ${max} (got ${shown(raw)})`);
   return value;
+}
+
+/** INVOICING_TRUST_PROXY: false | true (1 hop) | N hops | a list of addresses and CIDRs. */
+function parseTrustProxy(env: Env): false | number | string[] {
+  const name = 'INVOICING_TRUST_PROXY';
+  const raw = read(env, name);
+  if (raw === undefined) return false;
+  const lower = raw.toLowerCase();
+  if (['false', 'no', 'off', '0'].includes(lower)) return false;
+  if (['true', 'yes', 'on'].includes(lower)) return 1;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops < 1 || hops > 32) throw new ConfigError(name, `hop count must be from 1 to 32 (got ${shown(raw)})`);
+    return hops;
+  }
+  const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const ok = entry.includes('/') ? isCidr(entry) : ipaddr.isValid(entry);
+    if (!ok) {
+      throw new ConfigError(name, `must be false, true, a hop count or a comma-separated list of addresses/CIDRs (got ${shown(entry)})`);
+    }
+  }
+  if (entries.length === 0 || entries.length > 100) throw new ConfigError(name, 'must list 1 to 100 addresses/CIDRs');
+  return entries;
+}
+
+function isCidr(entry: string): boolean {
+  try {
+    ipaddr.parseCIDR(entry);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function parseBoolean(env: Env, name: string, fallback: boolean): boolean {
@@ -171,7 +231,20 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     throw new ConfigError('INVOICING_DEMO_PUBLIC_ID', 'must be 1-64 characters of A-Z, a-z, 0-9, _ and -');
   }
   const ipRatePerSec = parseInteger(env, 'INVOICING_IP_RATE_PER_SEC', 10, 1, 1_000_000);
-  const trustProxy = parseBoolean(env, 'INVOICING_TRUST_PROXY', false);
+  const trustProxy = parseTrustProxy(env);
+  const metricsToken = read(env, 'INVOICING_METRICS_TOKEN') ?? null;
+  if (metricsToken !== null && !/^[\x21-\x7e]{16,512}$/.test(metricsToken)) {
+    throw new ConfigError('INVOICING_METRICS_TOKEN', 'must be 16-512 printable characters without spaces');
+  }
+  const limits: LimitsConfig = {
+    requestTimeoutMs: parseInteger(env, 'INVOICING_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
+    keepAliveTimeoutMs: parseInteger(env, 'INVOICING_KEEP_ALIVE_TIMEOUT_MS', 5_000, 1_000, 600_000),
+    maxConnections: parseInteger(env, 'INVOICING_MAX_CONNECTIONS', 1_024, 1, 1_000_000),
+    pdfQueueMax: parseInteger(env, 'INVOICING_PDF_QUEUE_MAX', 32, 0, 100_000),
+    renderCacheBytes: parseInteger(env, 'INVOICING_RENDER_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
+    linkRatePerMin: parseInteger(env, 'INVOICING_LINK_RATE_PER_MIN', 120, 1, 1_000_000),
+  };
+  const revisionsKeep = parseInteger(env, 'INVOICING_REVISIONS_KEEP', 100, 0, 1_000_000);
   const secret = read(env, 'INVOICING_SECRET') ?? null;
   if (secret !== null && secret.length < 32) {
     throw new ConfigError('INVOICING_SECRET', 'must be at least 32 characters long');
@@ -197,6 +270,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     demoPublicId,
     ipRatePerSec,
     trustProxy,
+    limits,
+    metricsToken,
+    revisionsKeep,
     secret,
     logLevel,
     dataDir,

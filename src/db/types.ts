@@ -121,6 +121,8 @@ export interface InvoicesTable {
   vat_total: string;
   total: string;
   public_share_enabled: number;
+  /** Moved on by `links rotate`: portal tokens of an older epoch are refused. */
+  link_epoch: Generated<number>;
   information_system: string | null;
   seller_edo_id: string | null;
   buyer_edo_id: string | null;

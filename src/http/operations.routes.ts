@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import type { DatabaseHandle } from '../db/database.js';
 import { ApiError } from '../shared/errors.js';
+import { safeEqual } from '../shared/tokens.js';
 import { errorResponses } from '../shared/schemas.js';
 import type { Metrics } from './metrics.js';
 import { NO_SECURITY } from './openapi.js';
@@ -16,7 +17,18 @@ const Health = Type.Object(
   { description: 'The service is up.' },
 );
 
-export function registerOperationsRoutes(app: FastifyInstance, deps: { database: DatabaseHandle; metrics: Metrics }): void {
+/** `Authorization: Bearer <token>` against INVOICING_METRICS_TOKEN, compared in constant time. */
+function checkMetricsToken(expected: string, authorization: string | undefined): void {
+  const given = /^Bearer\s+(\S{1,1024})\s*$/i.exec(authorization ?? '')?.[1];
+  if (given === undefined || !safeEqual(given, expected)) {
+    throw ApiError.unauthorized('metrics_token_invalid', 'send INVOICING_METRICS_TOKEN as Authorization: Bearer <token>');
+  }
+}
+
+export function registerOperationsRoutes(
+  app: FastifyInstance,
+  deps: { database: DatabaseHandle; metrics: Metrics; metricsToken?: string | null },
+): void {
   app.get(
     '/healthz',
     {
@@ -61,16 +73,18 @@ export function registerOperationsRoutes(app: FastifyInstance, deps: { database:
       schema: {
         operationId: 'getMetrics',
         summary: 'Prometheus metrics',
-        description: 'Requests and latency by route and status, rate-limit refusals and process metrics, in the Prometheus text format.',
+        description:
+          'Requests and latency by route and status, rate-limit refusals and process metrics, in the Prometheus text format. When INVOICING_METRICS_TOKEN is set, needs `Authorization: Bearer <token>` (401 unauthorized with code metrics_token_invalid without it); otherwise open, so keep it off the public network.',
         tags: ['operations'],
         security: NO_SECURITY,
         response: {
           200: { description: 'Prometheus exposition format.', content: { 'text/plain': { schema: Type.String() } } },
-          ...errorResponses(429),
+          ...errorResponses(401, 429),
         },
       },
     },
-    async (_request, reply) => {
+    async (request, reply) => {
+      if (deps.metricsToken) checkMetricsToken(deps.metricsToken, request.headers.authorization);
       reply.type(deps.metrics.registry.contentType);
       return deps.metrics.registry.metrics();
     },

@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   seller_org_over_tariff_limit: 403,
   // 404
   document_not_found: 404,
+  revision_not_found: 404,
   not_found: 404,
   // 405
   method_not_allowed: 405,
@@ -36,6 +37,8 @@ export const ERROR_STATUS = {
   idempotency_key_reused: 409,
   idempotency_request_in_progress: 409,
   revision_conflict: 409,
+  // 408
+  request_timeout: 408,
   // 413
   payload_too_large: 413,
   // 429 (error = rate_limited, code = scope and window)
@@ -43,11 +46,13 @@ export const ERROR_STATUS = {
   // 500, 503
   internal_error: 500,
   not_ready: 503,
+  render_queue_full: 503,
+  shutting_down: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-export const AUTH_ERROR_CODES = ['api_key_missing', 'api_key_invalid', 'api_key_inactive', 'api_key_over_tariff_limit'] as const;
+export const AUTH_ERROR_CODES = ['api_key_missing', 'api_key_invalid', 'api_key_inactive', 'api_key_over_tariff_limit', 'metrics_token_invalid'] as const;
 export type AuthErrorCode = (typeof AUTH_ERROR_CODES)[number];
 
 export interface ErrorBody {

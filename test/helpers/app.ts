@@ -89,7 +89,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     secret: TEST_SECRET,
     ...(notifier ? { notifier } : {}),
     ...(edo ? { edo } : {}),
-    pdf: options.pdfThreads ? createPdfRenderer({ threads: options.pdfThreads }) : inlinePdfRenderer,
+    pdf: options.pdfThreads ? createPdfRenderer({ threads: options.pdfThreads, maxQueue: config.limits.pdfQueueMax }) : inlinePdfRenderer,
   });
   await options.beforeReady?.(app);
   await app.ready();

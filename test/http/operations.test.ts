@@ -115,3 +115,24 @@ describe('readiness when the database is gone', () => {
     expect(t.logs.some((l) => l.includes('readiness check failed'))).toBe(true);
   });
 });
+
+describe('/metrics behind INVOICING_METRICS_TOKEN (issue 10, item 11)', () => {
+  const token = 'metrics-token-0123456789abcdef';
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await buildTestApp({ env: { INVOICING_METRICS_TOKEN: token } });
+  });
+  afterAll(async () => app?.close());
+
+  it('is 401 unauthorized (metrics_token_invalid) without the bearer token or with a wrong one, 200 with it', async () => {
+    for (const headers of [{}, { authorization: 'Bearer wrong-token-0123456789abcdef' }, { authorization: token }, { 'x-api-key': token }]) {
+      const res = await app.call({ method: 'GET', url: '/metrics', headers });
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toMatchObject({ ok: false, error: 'unauthorized', code: 'metrics_token_invalid' });
+      expect(res.body).not.toContain('http_requests');
+    }
+    const ok = await app.call({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${token}` } });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.body).toContain('# HELP');
+  });
+});

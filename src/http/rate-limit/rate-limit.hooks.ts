@@ -4,6 +4,7 @@
  * caller stands in the IETF RateLimit / RateLimit-Policy headers; a refusal is a 429 in the
  * contract's shape with Retry-After.
  */
+import crypto from 'node:crypto';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../shared/errors.js';
 import { formatRateLimit, formatRateLimitPolicy } from './headers.js';
@@ -77,6 +78,14 @@ export function createRateLimitHooks(options: RateLimitHooksOptions) {
           teamRate: auth.tariff.team_rate,
         }),
       );
+    },
+    /**
+     * On the share and portal routes: per link token (INVOICING_LINK_RATE_PER_MIN per minute),
+     * on top of the per-IP limit. The counter is keyed by a hash of the token, never the token.
+     */
+    async limitByLink(request: FastifyRequest, reply: FastifyReply, token: string, perMin: number): Promise<void> {
+      const id = crypto.createHash('sha256').update(token).digest('base64url').slice(0, 32);
+      await consume(request, reply, [{ policy: 'link-min', code: 'link_per_min', key: `link:${id}`, limit: perMin, windowSec: 60 }]);
     },
     /** onSend, on every route. */
     async addHeaders(request: FastifyRequest, reply: FastifyReply): Promise<void> {

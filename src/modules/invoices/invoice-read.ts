@@ -3,10 +3,10 @@ import type { InvoiceRevisionRow, InvoiceRow, InvoiceRow as Row, ShareLinkRow } 
 import { ApiError } from '../../shared/errors.js';
 import { DEMO_CATALOG_DATA } from '../catalog/demo-catalog.js';
 import { shareUrls, type LinkBases } from '../sharing/index.js';
-import type { AuthContext, Tariff } from '../teams/index.js';
+import { DEMO_TEAM_ID, type AuthContext, type Tariff } from '../teams/index.js';
 import { DEMO_CREATED_AT, DEMO_SAMPLE_PAYLOAD, DEMO_SHARE_TOKENS } from './demo.js';
-import type { InvoiceList, InvoiceRevisionList } from './invoice-requests.schemas.js';
-import type { InvoiceListRow } from './invoice.repository.js';
+import type { InvoiceList, InvoiceRevisionDetail, InvoiceRevisionList } from './invoice-requests.schemas.js';
+import type { InvoiceListRow, RevisionSummaryRow } from './invoice.repository.js';
 import type { InvoiceDetail } from './invoice.schemas.js';
 import { emptyOutcome } from '../notifications/index.js';
 import { buildInvoiceResponse, etagOf, serviceRestriction, statusBlock, totalsOf } from './invoice.view.js';
@@ -37,12 +37,20 @@ export function buildListItem(r: InvoiceListRow, bases: LinkBases, tariff: Tarif
   };
 }
 
-export function buildRevisionList(current: InvoiceRow, revisions: InvoiceRevisionRow[]): InvoiceRevisionList {
+export function buildRevisionList(
+  current: InvoiceRow,
+  page: { rows: RevisionSummaryRow[]; total: number },
+  limit: number,
+  offset: number,
+): InvoiceRevisionList {
   return {
     ok: true,
     public_id: current.public_id,
     current_revision: current.revision,
-    revisions: revisions.map((r) => ({
+    total: page.total,
+    limit,
+    offset,
+    revisions: page.rows.map((r) => ({
       revision: r.revision,
       modified_at: r.modified_at,
       modified_by_login: r.modified_by_login,
@@ -50,8 +58,34 @@ export function buildRevisionList(current: InvoiceRow, revisions: InvoiceRevisio
       seller_status: r.seller_status,
       total: Number(r.total),
       superseded_at: r.superseded_at,
-      invoice: JSON.parse(r.document) as Record<string, unknown>,
     })),
+  };
+}
+
+/** One revision with its document: a previous one, or the current one (`superseded_at` null). */
+export function buildRevisionDetail(current: InvoiceRow, revision: InvoiceRevisionRow | null): InvoiceRevisionDetail {
+  const source = revision ?? {
+    revision: current.revision,
+    modified_at: current.last_modified_at,
+    modified_by_login: current.last_modified_by_login,
+    editor_mode: current.editor_mode,
+    seller_status: current.seller_status,
+    total: current.total,
+    document: current.document,
+    superseded_at: null,
+  };
+  return {
+    ok: true,
+    public_id: current.public_id,
+    current_revision: current.revision,
+    revision: source.revision,
+    modified_at: source.modified_at,
+    modified_by_login: source.modified_by_login,
+    editor_mode: source.editor_mode,
+    seller_status: source.seller_status,
+    total: Number(source.total),
+    superseded_at: source.superseded_at,
+    invoice: JSON.parse(source.document) as Record<string, unknown>,
   };
 }
 
@@ -79,7 +113,7 @@ export class DemoDocuments {
 
   /** Links of a dry-run document: fixed demo tokens, never stored. */
   links(publicId: string, recipients: readonly ApiRecipient[], now: string): ShareLinkRow[] {
-    const base = { team_id: 'demo', public_id: publicId, created_at: now, last_opened_at: null };
+    const base = { team_id: DEMO_TEAM_ID, public_id: publicId, created_at: now, last_opened_at: null };
     return [
       { ...base, token: DEMO_SHARE_TOKENS.buyer, kind: 'buyer', email: null, name: null, position: null, sort_order: 0 },
       { ...base, token: DEMO_SHARE_TOKENS.colleague, kind: 'colleague', email: null, name: null, position: null, sort_order: 1 },
@@ -108,8 +142,9 @@ export class DemoDocuments {
       notifications: null,
       viewed_at: null,
       payment_reported_at: null,
+      link_epoch: 0,
       ...values,
-      team_id: 'demo',
+      team_id: DEMO_TEAM_ID,
       public_id: publicId,
       revision: 1,
       package_public_id: `demo-package-${publicId}`.slice(0, 64),
@@ -127,9 +162,10 @@ export class DemoDocuments {
     const invoice = { ...result.invoice, seller: resolved.seller, seller_status: 'issued' };
     const totals = totalsOf(invoice);
     const row: Row = {
-      team_id: 'demo',
+      team_id: DEMO_TEAM_ID,
       public_id: this.demoPublicId,
       revision: 1,
+      link_epoch: 0,
       package_public_id: `demo-package-${this.demoPublicId}`.slice(0, 64),
       number: invoice.number,
       date: invoice.date,

@@ -186,25 +186,67 @@ export const InvoiceList = Type.Object(
 );
 export type InvoiceList = Static<typeof InvoiceList>;
 
+/** Page of `GET …/revisions` (operating contract, section 5). */
+export const RevisionsQuery = Type.Object({
+  limit: Type.Optional(
+    Type.Integer({ format: 'int32', minimum: 1, maximum: 100, default: 20, description: 'Page size, 1–100 (default 20).' }),
+  ),
+  offset: Type.Optional(
+    Type.Integer({ format: 'int32', minimum: 0, maximum: 10_000_000, default: 0, description: 'Revisions to skip, newest first.' }),
+  ),
+});
+export type RevisionsQuery = Static<typeof RevisionsQuery>;
+
+export const RevisionParams = Type.Object({
+  public_id: S('Document public id.', { minLength: 1, maxLength: 200 }),
+  revision: Type.Integer({ format: 'int32', minimum: 1, maximum: 2_147_483_647, description: 'Revision number (1 on create).' }),
+});
+
+const revisionSummaryFields = {
+  revision: Type.Integer({ format: 'int32', minimum: 1, maximum: 2_147_483_647, description: 'Revision number.' }),
+  modified_at: S('When this revision was written (ISO 8601).', { maxLength: 40 }),
+  modified_by_login: Type.Union([S('Login or API key name.', { maxLength: 200 }), Type.Null()], { description: 'Who wrote it.' }),
+  editor_mode: S('api or portal.', { maxLength: 10 }),
+  seller_status: S('Seller status in this revision.', { maxLength: 20 }),
+  total: Money('Total in this revision.'),
+};
+
+export const InvoiceRevisionSummary = Type.Object(
+  {
+    ...revisionSummaryFields,
+    superseded_at: S('When the next revision replaced it (ISO 8601).', { maxLength: 40 }),
+  },
+  { description: 'A previous revision without its document (fetch one with GET …/revisions/{revision}).' },
+);
+
 export const InvoiceRevisionList = Type.Object(
   {
     ok: Type.Literal(true, { description: 'Always true on success.' }),
-    public_id: S('Document public id.'),
-    current_revision: Type.Integer({ description: 'The current revision.' }),
-    revisions: Type.Array(
-      Type.Object({
-        revision: Type.Integer({ description: 'Revision number.' }),
-        modified_at: S('When this revision was written.'),
-        modified_by_login: Type.Union([Type.String(), Type.Null()], { description: 'Who wrote it.' }),
-        editor_mode: S('api or portal.'),
-        seller_status: S('Seller status in this revision.'),
-        total: Money('Total in this revision.'),
-        superseded_at: S('When the next revision replaced it.'),
-        invoice: Type.Object({}, { additionalProperties: true, description: 'The document as it was.' }),
-      }),
-      { description: 'Previous revisions, newest first.' },
-    ),
+    public_id: S('Document public id.', { maxLength: 200 }),
+    current_revision: Type.Integer({ format: 'int32', minimum: 1, maximum: 2_147_483_647, description: 'The current revision.' }),
+    total: Type.Integer({ format: 'int32', minimum: 0, maximum: 2_147_483_647, description: 'Previous revisions kept (all pages).' }),
+    limit: Type.Integer({ format: 'int32', minimum: 1, maximum: 100, description: 'Page size used.' }),
+    offset: Type.Integer({ format: 'int32', minimum: 0, maximum: 10_000_000, description: 'Offset used.' }),
+    revisions: Type.Array(InvoiceRevisionSummary, {
+      maxItems: 100,
+      description: 'Previous revisions, newest first, without their documents. Older ones beyond the retention rule (INVOICING_REVISIONS_KEEP) are deleted.',
+    }),
   },
-  { $id: 'InvoiceRevisionList', description: 'Every previous revision of a document.' },
+  { $id: 'InvoiceRevisionList', description: 'A page of the previous revisions of a document, newest first.' },
 );
 export type InvoiceRevisionList = Static<typeof InvoiceRevisionList>;
+
+export const InvoiceRevisionDetail = Type.Object(
+  {
+    ok: Type.Literal(true, { description: 'Always true on success.' }),
+    public_id: S('Document public id.', { maxLength: 200 }),
+    current_revision: Type.Integer({ format: 'int32', minimum: 1, maximum: 2_147_483_647, description: 'The current revision.' }),
+    ...revisionSummaryFields,
+    superseded_at: Type.Union([S('When the next revision replaced it (ISO 8601).', { maxLength: 40 }), Type.Null()], {
+      description: 'When the next revision replaced it; null for the current revision.',
+    }),
+    invoice: Type.Object({}, { additionalProperties: true, description: 'The document as it was in this revision.' }),
+  },
+  { $id: 'InvoiceRevisionDetail', description: 'One revision of a document with its document.' },
+);
+export type InvoiceRevisionDetail = Static<typeof InvoiceRevisionDetail>;

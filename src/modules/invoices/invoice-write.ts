@@ -53,6 +53,7 @@ export type WriteValues = Omit<
   | 'notifications'
   | 'viewed_at'
   | 'payment_reported_at'
+  | 'link_epoch'
 >;
 
 /** The columns a write sets, from the validated document, for the caller and request. */

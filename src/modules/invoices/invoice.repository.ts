@@ -99,13 +99,44 @@ export async function insertRevision(db: Executor, row: InvoiceRevisionRow): Pro
   await db.insertInto('invoice_revisions').values(row).execute();
 }
 
-export async function listRevisions(db: Executor, teamId: string, publicId: string): Promise<InvoiceRevisionRow[]> {
+export type RevisionSummaryRow = Omit<InvoiceRevisionRow, 'document' | 'api_key_id' | 'team_id' | 'public_id'>;
+
+/** A page of the document's previous revisions, newest first, without their documents. */
+export async function listRevisions(
+  db: Executor,
+  teamId: string,
+  publicId: string,
+  page: { limit: number; offset: number },
+): Promise<{ rows: RevisionSummaryRow[]; total: number }> {
+  const scoped = db.selectFrom('invoice_revisions').where('team_id', '=', teamId).where('public_id', '=', publicId);
+  const rows = await scoped
+    .select(['revision', 'seller_status', 'total', 'editor_mode', 'modified_at', 'modified_by_login', 'superseded_at'])
+    .orderBy('revision', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  const count = await scoped.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+  return { rows, total: Number(count?.n ?? 0) };
+}
+
+/** One previous revision with its document. */
+export async function findRevision(db: Executor, teamId: string, publicId: string, revision: number): Promise<InvoiceRevisionRow | undefined> {
   return db
     .selectFrom('invoice_revisions')
     .selectAll()
     .where('team_id', '=', teamId)
     .where('public_id', '=', publicId)
-    .orderBy('revision', 'desc')
+    .where('revision', '=', revision)
+    .executeTakeFirst();
+}
+
+/** The retention rule: deletes the document's previous revisions older than the newest `keep`. */
+export async function pruneRevisions(db: Executor, teamId: string, publicId: string, newestKept: number, keep: number): Promise<void> {
+  await db
+    .deleteFrom('invoice_revisions')
+    .where('team_id', '=', teamId)
+    .where('public_id', '=', publicId)
+    .where('revision', '<=', newestKept - keep)
     .execute();
 }
 

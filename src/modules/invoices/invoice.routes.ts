@@ -8,7 +8,10 @@ import {
   CreateInvoiceBody,
   InvoiceList,
   InvoicePayload,
+  InvoiceRevisionDetail,
   InvoiceRevisionList,
+  RevisionParams,
+  RevisionsQuery,
   ListQuery,
   PublicIdParams,
   UpdateInvoiceBody,
@@ -48,6 +51,7 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
   app.addSchema(InvoiceWriteResponse);
   app.addSchema(InvoiceList);
   app.addSchema(InvoiceRevisionList);
+  app.addSchema(InvoiceRevisionDetail);
 
   app.post(
     '/api/v1/invoices',
@@ -137,14 +141,33 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
       schema: {
         operationId: 'listInvoiceRevisions',
         summary: 'Previous revisions of an invoice',
-        description: 'Every revision an update replaced, newest first, with the document as it was.',
+        description:
+          'A page of the revisions updates replaced, newest first, as summaries without the document (`GET …/revisions/{revision}` returns one with its document). `limit` 1–100 (default 20), `offset` ≥ 0, `total` counts every kept revision. Each document keeps its newest INVOICING_REVISIONS_KEEP previous revisions (default 100; older ones are deleted when an update is saved).',
         tags: ['invoices'],
         security: API_SECURITY,
         params: PublicIdParams,
-        response: { 200: ref(InvoiceRevisionList, 'The revisions.'), ...errorResponses(401, 403, 404, 429, 500) },
+        querystring: RevisionsQuery,
+        response: { 200: ref(InvoiceRevisionList, 'A page of revisions.'), ...errorResponses(400, 401, 403, 404, 429, 500) },
       },
     },
-    async (request) => invoices.revisions(requireAuth(request), request.params.public_id),
+    async (request) => invoices.revisions(requireAuth(request), request.params.public_id, request.query),
+  );
+
+  app.get(
+    '/api/v1/invoices/:public_id/revisions/:revision',
+    {
+      schema: {
+        operationId: 'getInvoiceRevision',
+        summary: 'One revision of an invoice',
+        description:
+          'One revision with the document as it was (`invoice`): a previous one still kept, or the current one (`superseded_at` null). An unknown revision, or one deleted by the retention rule, is 404 revision_not_found; another team\'s document is 404 document_not_found.',
+        tags: ['invoices'],
+        security: API_SECURITY,
+        params: RevisionParams,
+        response: { 200: ref(InvoiceRevisionDetail, 'The revision.'), ...errorResponses(400, 401, 403, 404, 429, 500) },
+      },
+    },
+    async (request) => invoices.revision(requireAuth(request), request.params.public_id, request.params.revision),
   );
 
   app.get(

@@ -15,9 +15,9 @@ import type { LinkBases } from '../sharing/index.js';
 import type { AuthContext } from '../teams/index.js';
 import { parseWriteEnvelope, type WriteEnvelope } from './envelope.js';
 import { IdempotencyStore, requestHash } from './idempotency.js';
-import type { InvoiceList, InvoiceRevisionList, ListQuery } from './invoice-requests.schemas.js';
+import type { InvoiceList, InvoiceRevisionDetail, InvoiceRevisionList, ListQuery, RevisionsQuery } from './invoice-requests.schemas.js';
 import { WriteEffects, type QueuedEffects } from './invoice-effects.js';
-import { buildListItem, buildRevisionList, DemoDocuments } from './invoice-read.js';
+import { buildListItem, buildRevisionDetail, buildRevisionList, DemoDocuments } from './invoice-read.js';
 import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
 import { buildInvoiceResponse, etagOf, type ViewContext } from './invoice.view.js';
 import * as repo from './invoice.repository.js';
@@ -63,6 +63,11 @@ export interface InvoiceServiceDeps {
   demoPublicId: string;
   notifications: NotificationService;
   edo: EdoService;
+  /**
+   * INVOICING_REVISIONS_KEEP: how many previous revisions each document keeps (older ones are
+   * deleted in the update's transaction); 0 keeps every one.
+   */
+  revisionsKeep?: number;
 }
 
 const MAX_UPDATE_ATTEMPTS = 5;
@@ -166,14 +171,33 @@ export class InvoiceService {
     return { ok: true, total, limit, offset, items: rows.map((r) => buildListItem(r, this.deps.bases, auth.tariff)) };
   }
 
-  async revisions(auth: AuthContext, publicId: string): Promise<InvoiceRevisionList> {
+  /** A page of the previous revisions, newest first, without their documents. */
+  async revisions(auth: AuthContext, publicId: string, query: RevisionsQuery = {}): Promise<InvoiceRevisionList> {
+    const limit = query.limit ?? 20;
+    const offset = query.offset ?? 0;
     if (auth.mode === 'demo') {
       if (publicId !== this.deps.demoPublicId) throw this.demo.notFound(publicId);
-      return { ok: true, public_id: publicId, current_revision: 1, revisions: [] };
+      return { ok: true, public_id: publicId, current_revision: 1, total: 0, limit, offset, revisions: [] };
     }
     const row = await repo.findInvoice(this.deps.db, auth.teamId, publicId);
     if (!row) throw notFound(publicId);
-    return buildRevisionList(row, await repo.listRevisions(this.deps.db, auth.teamId, publicId));
+    return buildRevisionList(row, await repo.listRevisions(this.deps.db, auth.teamId, publicId, { limit, offset }), limit, offset);
+  }
+
+  /** One revision with its document (the current one too); 404 revision_not_found otherwise. */
+  async revision(auth: AuthContext, publicId: string, revision: number): Promise<InvoiceRevisionDetail> {
+    const unknown = () => new ApiError('revision_not_found', { details: `document ${publicId} has no revision ${revision} (or it is past the retention rule)` });
+    if (auth.mode === 'demo') {
+      if (publicId !== this.deps.demoPublicId) throw this.demo.notFound(publicId);
+      if (revision !== 1) throw unknown();
+      return buildRevisionDetail(this.demo.sampleRow().row, null);
+    }
+    const row = await repo.findInvoice(this.deps.db, auth.teamId, publicId);
+    if (!row) throw notFound(publicId);
+    if (revision === row.revision) return buildRevisionDetail(row, null);
+    const stored = revision < row.revision ? await repo.findRevision(this.deps.db, auth.teamId, publicId, revision) : undefined;
+    if (!stored) throw unknown();
+    return buildRevisionDetail(row, stored);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -227,6 +251,7 @@ export class InvoiceService {
       team_id: auth.teamId,
       public_id: publicId,
       revision: 1,
+      link_epoch: 0,
       package_public_id: randomToken(16),
       buyer_status: 'not_sent',
       created_at: now,
@@ -316,6 +341,8 @@ export class InvoiceService {
         api_key_id: current.api_key_id,
         superseded_at: now,
       });
+      const keep = this.deps.revisionsKeep ?? 0;
+      if (keep > 0) await repo.pruneRevisions(trx, auth.teamId, publicId, current.revision, keep);
       await repo.replaceItems(trx, auth.teamId, publicId, itemRows(auth.teamId, publicId, prepared.invoice));
       links = await syncShareLinks(trx, auth.teamId, publicId, prepared.invoice.api_recipients, now);
       queued = await this.effects.enqueue(trx, auth, next, prepared, links);

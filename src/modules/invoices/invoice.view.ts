@@ -157,7 +157,7 @@ export function buildInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[], ctx
   if (!buyerLink || !colleagueLink) throw new Error(`document ${id} has no buyer or colleague link`);
   const buyer = shareUrls(ctx.bases, buyerLink.token);
   const colleague = shareUrls(ctx.bases, colleagueLink.token);
-  const portal = portalUrls(ctx.bases, row.team_id, id, ctx.now);
+  const portal = portalUrls(ctx.bases, row.team_id, id, ctx.now, row.link_epoch ?? 0);
   const recipients = links
     .filter((l) => l.kind === 'recipient')
     .map((l) => ({ link: l, urls: shareUrls(ctx.bases, l.token) }));

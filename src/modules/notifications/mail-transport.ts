@@ -4,7 +4,8 @@
  *
  * SMTP defaults are the secure ones: STARTTLS is used whenever the server offers it and a
  * failed upgrade fails the attempt (no silent fallback to plain text); certificates are
- * verified; TLS 1.2 at least. `smtps://` connects with TLS from the start (port 465).
+ * verified; TLS 1.2 at least. `smtps://` connects with TLS from the start (port 465). With
+ * credentials, a server that does not offer STARTTLS is refused unless `require_tls=false`.
  * Every network step is bounded (connection, greeting, socket inactivity) and the caller's
  * AbortSignal bounds the whole attempt.
  */
@@ -61,7 +62,11 @@ export interface MailTransport {
   close(): void;
 }
 
-/** nodemailer options from SMTP_URL: `smtp[s]://[user:pass@]host[:port][?require_tls=true&tls_reject_unauthorized=false]`. */
+/**
+ * nodemailer options from SMTP_URL: `smtp[s]://[user:pass@]host[:port][?require_tls=true|false&tls_reject_unauthorized=false]`.
+ * With credentials, `smtp://` requires STARTTLS (the password never crosses in plain text)
+ * unless the URL says `require_tls=false` explicitly (docs/notifications.md).
+ */
 export function smtpOptionsFromUrl(smtpUrl: string, timeouts: SmtpTimeouts): SMTPTransportOptions {
   const url = new URL(smtpUrl);
   const secure = url.protocol === 'smtps:';
@@ -72,7 +77,7 @@ export function smtpOptionsFromUrl(smtpUrl: string, timeouts: SmtpTimeouts): SMT
     host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
     port: url.port ? Number(url.port) : secure ? 465 : 587,
     secure,
-    requireTLS: flag('require_tls'),
+    requireTLS: !secure && (user ? !off('require_tls') : flag('require_tls')),
     ignoreTLS: false,
     opportunisticTLS: false,
     ...(user ? { auth: { user, pass: decodeURIComponent(url.password) } } : {}),

@@ -9,6 +9,14 @@ import { Piscina } from 'piscina';
 import { renderInvoicePdf } from './invoice-pdf.js';
 import type { InvoicePrintModel } from './invoice-view-model.js';
 
+/** The render queue is full: the caller answers 503 with Retry-After. */
+export class RenderQueueFullError extends Error {
+  constructor() {
+    super('the PDF render queue is full');
+    this.name = 'RenderQueueFullError';
+  }
+}
+
 export interface PdfRenderer {
   render(model: InvoicePrintModel): Promise<Buffer>;
   /** Ends the threads; renders asked for afterwards run inline. */
@@ -26,9 +34,15 @@ export function defaultPdfThreads(): number {
   return Math.max(1, Math.min(4, os.availableParallelism() - 1));
 }
 
-export function createPdfRenderer(options: { threads?: number } = {}): PdfRenderer {
+/**
+ * `maxQueue` bounds the renders waiting for a thread (INVOICING_PDF_QUEUE_MAX): with every
+ * thread busy and that many waiting, `render` fails at once with RenderQueueFullError.
+ */
+export function createPdfRenderer(options: { threads?: number; maxQueue?: number } = {}): PdfRenderer {
   const threads = options.threads ?? defaultPdfThreads();
   if (threads <= 0) return inlinePdfRenderer;
+  const capacity = threads + (options.maxQueue ?? Number.POSITIVE_INFINITY);
+  let pending = 0;
   // From the build the worker is JavaScript; from the sources (tsx, vitest) it is TypeScript,
   // loaded in the thread through tsx like the rest of the sources.
   const fromSources = import.meta.url.endsWith('.ts');
@@ -44,8 +58,14 @@ export function createPdfRenderer(options: { threads?: number } = {}): PdfRender
   return {
     async render(model) {
       if (!pool) return renderInvoicePdf(model);
-      const bytes = (await pool.run(model)) as Uint8Array;
-      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      if (pending >= capacity) throw new RenderQueueFullError();
+      pending += 1;
+      try {
+        const bytes = (await pool.run(model)) as Uint8Array;
+        return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      } finally {
+        pending -= 1;
+      }
     },
     async close() {
       const closing = pool;

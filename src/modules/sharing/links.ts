@@ -32,9 +32,10 @@ export interface PortalUrls {
   document_edit: string;
 }
 
-export function portalUrls(bases: LinkBases, teamId: string, publicId: string, now: Date): PortalUrls {
+/** The portal links of a document, signed for its current link epoch (see portal-token.ts). */
+export function portalUrls(bases: LinkBases, teamId: string, publicId: string, now: Date, epoch = 0): PortalUrls {
   const token = (mode: PortalMode) =>
-    signPortalToken(bases.secret, { teamId, publicId, mode, exp: portalExpiry(mode, now) });
+    signPortalToken(bases.secret, { teamId, publicId, mode, exp: portalExpiry(mode, now), epoch });
   const view = token('view');
   const edit = token('edit');
   return {

@@ -1,6 +1,8 @@
 /**
  * Portal tokens: signed (HMAC-SHA256 with the service secret), scoped to one team, document
- * and mode, and expiring. They are not stored; rotating INVOICING_SECRET revokes them all.
+ * and mode, and expiring. They are not stored; rotating INVOICING_SECRET revokes them all, and
+ * `invoicing links rotate PUBLIC_ID` revokes one document's: the token carries the document's
+ * link epoch (`invoices.link_epoch`), which the rotation moves on.
  */
 import crypto from 'node:crypto';
 
@@ -12,6 +14,13 @@ export interface PortalClaims {
   mode: PortalMode;
   /** Expiry, seconds since the epoch. */
   exp: number;
+  /** The document's link epoch when the token was signed; a token of an older epoch is refused. */
+  epoch: number;
+}
+
+/** The team id of tokens in the old, four-part format that may not be honoured (demo-signed). */
+export interface VerifyOptions {
+  refuseLegacyTeam: string;
 }
 
 /** View links live 30 days, edit links 7; a fresh one comes with every API response. */
@@ -22,12 +31,16 @@ function sign(secret: string, payload: string): string {
 }
 
 export function signPortalToken(secret: string, claims: PortalClaims): string {
-  const payload = Buffer.from(JSON.stringify([claims.teamId, claims.publicId, claims.mode, claims.exp]), 'utf8').toString('base64url');
+  const payload = Buffer.from(JSON.stringify([claims.teamId, claims.publicId, claims.mode, claims.exp, claims.epoch]), 'utf8').toString('base64url');
   return `${payload}.${sign(secret, payload)}`;
 }
 
-/** The claims of a valid, unexpired token; null for anything else. */
-export function verifyPortalToken(secret: string, token: string, nowSec: number): PortalClaims | null {
+/**
+ * The claims of a valid, unexpired token; null for anything else. Tokens signed before link
+ * epochs existed (four parts) count as epoch 0, except those naming `refuseLegacyTeam` (the
+ * demo world's former id, which a real team may also have: such a token may be demo-signed).
+ */
+export function verifyPortalToken(secret: string, token: string, nowSec: number, options?: VerifyOptions): PortalClaims | null {
   const [payload, signature, extra] = token.split('.');
   if (!payload || !signature || extra !== undefined) return null;
   const expected = Buffer.from(sign(secret, payload));
@@ -39,12 +52,14 @@ export function verifyPortalToken(secret: string, token: string, nowSec: number)
   } catch {
     return null;
   }
-  if (!Array.isArray(parsed) || parsed.length !== 4) return null;
-  const [teamId, publicId, mode, exp] = parsed as unknown[];
+  if (!Array.isArray(parsed) || (parsed.length !== 4 && parsed.length !== 5)) return null;
+  const [teamId, publicId, mode, exp, epoch = 0] = parsed as unknown[];
   if (typeof teamId !== 'string' || typeof publicId !== 'string' || typeof exp !== 'number') return null;
+  if (typeof epoch !== 'number' || !Number.isSafeInteger(epoch) || epoch < 0) return null;
+  if (parsed.length === 4 && options && teamId === options.refuseLegacyTeam) return null;
   if (mode !== 'view' && mode !== 'edit') return null;
   if (exp < nowSec) return null;
-  return { teamId, publicId, mode, exp };
+  return { teamId, publicId, mode, exp, epoch };
 }
 
 /**

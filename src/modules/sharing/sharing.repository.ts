@@ -26,6 +26,27 @@ export async function findDocumentTeam(db: Executor, publicId: string): Promise<
   return row?.team_id;
 }
 
+/** The document's link epoch (portal tokens of an older one are refused); undefined when there is no such document. */
+export async function findLinkEpoch(db: Executor, teamId: string, publicId: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('invoices')
+    .select('link_epoch')
+    .where('team_id', '=', teamId)
+    .where('public_id', '=', publicId)
+    .executeTakeFirst();
+  return row ? Number(row.link_epoch) : undefined;
+}
+
+/** Ends every portal link of the document signed so far (`links rotate`). */
+export async function advanceLinkEpoch(db: Executor, teamId: string, publicId: string): Promise<void> {
+  await db
+    .updateTable('invoices')
+    .set((eb) => ({ link_epoch: eb('link_epoch', '+', 1) }))
+    .where('team_id', '=', teamId)
+    .where('public_id', '=', publicId)
+    .execute();
+}
+
 /** Every open of a link: when it was last opened (any kind, the colleague link too). */
 export async function recordLinkOpened(db: Executor, link: Pick<ShareLinkRow, 'team_id' | 'public_id' | 'token'>, now: string): Promise<void> {
   await db

@@ -17,7 +17,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestInfo } from '../invoices/index.js';
 import { ApiError } from '../../shared/errors.js';
 import { renderMessagePage, renderNotFoundPage, renderShareDisabledPage, STATIC_ASSETS, type PostedFields } from './pages/index.js';
-import { PageError, type BinaryFile, type PageProblem, type PortalRoute, type SharingService } from './sharing.service.js';
+import { RenderQueueFullError } from '../rendering/pdf-pool.js';
+import { PageError, type PageProblem, type PortalRoute, type RenderedFile, type SharingService } from './sharing.service.js';
+
+/** Seconds a client is asked to wait when the PDF render queue is full. */
+const RENDER_RETRY_AFTER_SEC = 2;
+
+/** The per-link rate limit (INVOICING_LINK_RATE_PER_MIN), run on every route with a token. */
+export type LinkLimiter = (request: FastifyRequest, reply: FastifyReply, token: string) => Promise<void>;
 
 /** CSP of the HTML pages: nothing inline, nothing from elsewhere, no framing, forms post home. */
 export const PAGE_CSP =
@@ -43,8 +50,24 @@ function sendPage(reply: FastifyReply, status: number, html: string) {
   return reply.code(status).type(HTML).send(html);
 }
 
-function sendPdf(reply: FastifyReply, file: BinaryFile) {
-  return reply.type('application/pdf').header('content-disposition', contentDisposition(file.filename)).send(file.body);
+/**
+ * A PDF or QR image: `ETag` (the hash of what it is rendered from, read from the database on
+ * this request), `Cache-Control: private, no-cache` (a browser keeps it but asks again each
+ * time, so a revoked link or a disabled share is never served from its cache), and 304 for a
+ * matching `If-None-Match`, without rendering.
+ */
+async function sendFile(request: FastifyRequest, reply: FastifyReply, file: RenderedFile, type: string) {
+  reply.header('etag', file.etag).header('cache-control', 'private, no-cache');
+  if (file.filename) reply.header('content-disposition', contentDisposition(file.filename));
+  if (etagMatches(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
+  return reply.type(type).send(await file.load());
+}
+
+/** `If-None-Match`: `*` or a list of (weak or strong) tags, compared weakly (RFC 9110, 13.1.2). */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
 /** `inline`, with the ASCII fallback name and the real one in RFC 5987 form. */
@@ -100,13 +123,21 @@ function problemPage(problem: PageProblem, assetPrefix: string): { status: numbe
 
 interface SiteOptions {
   service: SharingService;
+  limitLink?: LinkLimiter | undefined;
   share: boolean;
   portal: boolean;
   /** The scope's path prefix ('' at the root), for the pages' asset links. */
   path: string;
 }
 
-async function site(app: FastifyInstance, { service, share, portal, path }: SiteOptions): Promise<void> {
+async function site(app: FastifyInstance, { service, share, portal, path, limitLink }: SiteOptions): Promise<void> {
+  if (limitLink) {
+    // Per token, on top of the per-IP limit: one leaked link cannot be hammered from many addresses.
+    app.addHook('onRequest', async (request, reply) => {
+      const token = (request.params as Partial<TokenParams> | undefined)?.token;
+      if (typeof token === 'string' && token !== '') await limitLink(request, reply, token);
+    });
+  }
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     done(null, parseFormBody(body as string));
   });
@@ -135,10 +166,18 @@ async function site(app: FastifyInstance, { service, share, portal, path }: Site
       const page = problemPage(error.problem, path);
       return sendPage(reply, page.status, page.html);
     }
+    if (error instanceof RenderQueueFullError) {
+      const busy = new ApiError(
+        'render_queue_full',
+        { details: 'every PDF renderer is busy and the queue is full; try again shortly', retry_after_sec: RENDER_RETRY_AFTER_SEC },
+        { 'retry-after': String(RENDER_RETRY_AFTER_SEC) },
+      );
+      return reply.code(503).headers(busy.headers).header('cache-control', 'no-store').send(busy.body);
+    }
     // The rate limits answer in the API's shape on every route (operating contract, section 4).
-    if (error instanceof ApiError && error.status === 429) {
+    if (error instanceof ApiError && (error.status === 429 || error.status === 503)) {
       for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-      return reply.code(429).send(error.body);
+      return reply.code(error.status).send(error.body);
     }
     const status = (error as { statusCode?: unknown }).statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {
@@ -181,13 +220,13 @@ function registerShareRoutes(app: FastifyInstance, service: SharingService): voi
     sendPage(reply, 200, await service.sharePage(request.params.token, info(request), { countOpen: request.method === 'GET' })),
   );
   app.get<{ Params: TokenParams }>('/:token/document.pdf', { schema: tokenSchema }, async (request, reply) =>
-    sendPdf(reply, await service.sharePdf(request.params.token, info(request), { countOpen: request.method === 'GET' })),
+    sendFile(request, reply, await service.sharePdf(request.params.token, info(request), { countOpen: request.method === 'GET' }), 'application/pdf'),
   );
   app.get<{ Params: TokenParams }>('/:token/qr.png', { schema: tokenSchema }, async (request, reply) =>
-    reply.type('image/png').send(await service.shareQr(request.params.token, 'png', info(request))),
+    sendFile(request, reply, await service.shareQr(request.params.token, 'png', info(request)), 'image/png'),
   );
   app.get<{ Params: TokenParams }>('/:token/qr.svg', { schema: tokenSchema }, async (request, reply) =>
-    reply.type('image/svg+xml; charset=utf-8').send(await service.shareQr(request.params.token, 'svg', info(request))),
+    sendFile(request, reply, await service.shareQr(request.params.token, 'svg', info(request)), 'image/svg+xml; charset=utf-8'),
   );
   app.post<{ Params: TokenParams }>('/:token/payment-reported', { schema: tokenSchema }, async (request, reply) => {
     const page = await service.reportPayment(request.params.token, info(request));
@@ -211,10 +250,10 @@ function registerPortalRoutes(app: FastifyInstance, service: SharingService): vo
     });
   }
   app.get<{ Params: TokenParams }>('/view/:token/document.pdf', { schema: tokenSchema }, async (request, reply) =>
-    sendPdf(reply, await service.portalPdf(request.params.token, info(request))),
+    sendFile(request, reply, await service.portalPdf(request.params.token, info(request)), 'application/pdf'),
   );
   app.get<{ Params: TokenParams }>('/view/:token/qr.png', { schema: tokenSchema }, async (request, reply) =>
-    reply.type('image/png').send(await service.portalQr(request.params.token, info(request))),
+    sendFile(request, reply, await service.portalQr(request.params.token, info(request)), 'image/png'),
   );
 }
 
@@ -222,10 +261,10 @@ function registerPortalRoutes(app: FastifyInstance, service: SharingService): vo
  * Registers the pages under the share and portal bases' paths (one scope per distinct path).
  * Register it on the application root, outside the API's authenticated scope.
  */
-export async function sharingRoutes(app: FastifyInstance, { service }: { service: SharingService }): Promise<void> {
+export async function sharingRoutes(app: FastifyInstance, { service, limitLink }: { service: SharingService; limitLink?: LinkLimiter }): Promise<void> {
   const { share, portal } = service.paths;
   const paths = share === portal ? [share] : [share, portal];
   for (const path of paths) {
-    await app.register(site, { prefix: path, service, share: path === share, portal: path === portal, path });
+    await app.register(site, { prefix: path, service, share: path === share, portal: path === portal, path, limitLink });
   }
 }

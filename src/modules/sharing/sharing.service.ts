@@ -11,7 +11,9 @@
  *   the view pages, an edit token the edit pages and, as editing includes reading, the view
  *   pages too. A view token on an edit page is refused (403), never upgraded.
  * - the demo links (`demo-buyer`, `demo-colleague`, `demo-recipient-N`, and portal tokens of
- *   the demo team naming no stored document) show the demo sample read-only.
+ *   the demo world, whatever document they name) show the demo sample and change nothing;
+ *   the demo world's team id is outside the team id alphabet, so they never reach a real team.
+ * - a portal token carries its document's link epoch; `links rotate` moves it on (404 after).
  */
 import { ApiError } from '../../shared/errors.js';
 import type { Clock } from '../../shared/clock.js';
@@ -23,7 +25,8 @@ import type { InvoiceDetail } from '../invoices/invoice.schemas.js';
 import { inlinePdfRenderer, type PdfRenderer } from '../rendering/pdf-pool.js';
 import { toPrintModel, type InvoicePrintModel } from '../rendering/invoice-view-model.js';
 import { renderQrPng, renderQrSvg } from '../rendering/qr-image.js';
-import { DEMO_AUTH, type AuthContext, type AuthService } from '../teams/index.js';
+import { RenderCache, renderKey } from '../rendering/render-cache.js';
+import { DEMO_AUTH, DEMO_TEAM_ID, LEGACY_DEMO_TEAM_ID, type AuthContext, type AuthService } from '../teams/index.js';
 import { refusedEdit } from './edit-refusals.js';
 import { messagesByField, warningMessageRu } from './form-messages.js';
 import { basePath, type LinkBases } from './links.js';
@@ -59,6 +62,8 @@ export interface SharingServiceDeps {
   demoPublicId: string;
   /** Where PDFs are rendered: worker threads (createPdfRenderer) or, by default, inline. */
   pdf?: PdfRenderer;
+  /** Rendered PDFs and QR images by what they are rendered from; by default 64 MB. */
+  cache?: RenderCache;
 }
 
 /** The login a portal edit is recorded under (`last_modified_by_login`). */
@@ -101,14 +106,28 @@ export interface BinaryFile {
   filename: { name: string; ascii: string };
 }
 
+/**
+ * A PDF or QR image as the routes serve it: its strong ETag (the hash of everything it is
+ * rendered from, read from the database on this request) is known before any rendering, so
+ * `If-None-Match` is answered with 304 without rendering; `load` renders or takes it from the
+ * cache.
+ */
+export interface RenderedFile {
+  etag: string;
+  filename?: { name: string; ascii: string };
+  load(): Promise<Buffer>;
+}
+
 export type SaveOutcome = { kind: 'saved'; location: string } | { kind: 'shown'; status: 200 | 400 | 409; html: string };
 
 export class SharingService {
   /** Root-relative paths of the two bases: the pages' own links are built under them. */
   readonly paths: { share: string; portal: string };
+  private readonly cache: RenderCache;
 
   constructor(private readonly deps: SharingServiceDeps) {
     this.paths = { share: basePath(deps.bases.shareUrl), portal: basePath(deps.bases.portalUrl) };
+    this.cache = deps.cache ?? new RenderCache(64 * 1024 * 1024);
   }
 
   // --- share links --------------------------------------------------------------------------
@@ -128,15 +147,15 @@ export class SharingService {
   }
 
   /** The printable PDF through a share link; opening it counts like opening the page. */
-  async sharePdf(token: string, info: RequestInfo, options: { countOpen: boolean }): Promise<BinaryFile> {
+  async sharePdf(token: string, info: RequestInfo, options: { countOpen: boolean }): Promise<RenderedFile> {
     const ctx = await this.openShare(token, info, options.countOpen);
-    return { body: await this.renderPdf(ctx.model), filename: pdfFilenames(ctx.model) };
+    return this.pdfFile(ctx.model);
   }
 
   /** The payment QR of the document (PNG or SVG). Loading it is not an open: the page embeds it. */
-  async shareQr(token: string, format: 'png' | 'svg', info: RequestInfo): Promise<Buffer | string> {
+  async shareQr(token: string, format: 'png' | 'svg', info: RequestInfo): Promise<RenderedFile> {
     const ctx = await this.openShare(token, info, false);
-    return qrImage(ctx.model, format);
+    return this.qrFile(ctx.model, format);
   }
 
   /**
@@ -190,14 +209,14 @@ export class SharingService {
   }
 
   /** The PDF from the portal: the seller's copy, available whatever the share gate says. */
-  async portalPdf(token: string, info: RequestInfo): Promise<BinaryFile> {
+  async portalPdf(token: string, info: RequestInfo): Promise<RenderedFile> {
     const ctx = await this.openPortal(token, 'view', info);
-    return { body: await this.renderPdf(ctx.model), filename: pdfFilenames(ctx.model) };
+    return this.pdfFile(ctx.model);
   }
 
-  async portalQr(token: string, info: RequestInfo): Promise<Buffer> {
+  async portalQr(token: string, info: RequestInfo): Promise<RenderedFile> {
     const ctx = await this.openPortal(token, 'view', info);
-    return (await qrImage(ctx.model, 'png')) as Buffer;
+    return this.qrFile(ctx.model, 'png');
   }
 
   async portalEditPage(token: string, route: PortalRoute, info: RequestInfo): Promise<string> {
@@ -293,19 +312,25 @@ export class SharingService {
 
   private async openPortal(token: string, need: PortalMode, info: RequestInfo): Promise<PortalContext> {
     if (!PORTAL_TOKEN.test(token)) throw new PageError('not_found');
-    const claims = verifyPortalToken(this.deps.bases.secret, token, Math.floor(this.deps.clock.now().getTime() / 1000));
+    const claims = verifyPortalToken(this.deps.bases.secret, token, Math.floor(this.deps.clock.now().getTime() / 1000), {
+      refuseLegacyTeam: LEGACY_DEMO_TEAM_ID,
+    });
     if (!claims) throw new PageError('not_found');
     if (need === 'edit' && claims.mode !== 'edit') throw new PageError('view_only');
-    const auth = await this.deps.auth.signedLinkContext(claims.teamId, PORTAL_ACTOR);
-    const stored = auth ? await this.read(auth, claims.publicId, info).catch((err: unknown) => notFoundAsNull(err)) : null;
-    if (auth && stored) {
-      return { token, mode: claims.mode, auth, publicId: claims.publicId, response: stored.body, etag: stored.etag, model: toPrintModel(stored.body) };
+    if (claims.teamId === DEMO_TEAM_ID) {
+      // Demo-mode responses sign portal links for the demo world (never a real team id) and a
+      // document that was never stored (the sample, or a dry-run write): whatever public id
+      // they name, they show the sample and never read or write stored data.
+      const sample = await this.deps.invoices.get(DEMO_AUTH, this.demoPublicId(), info);
+      return { token, mode: claims.mode, auth: null, publicId: this.demoPublicId(), response: sample.body, etag: sample.etag, model: toPrintModel(sample.body) };
     }
-    // Demo-mode responses sign portal links for the demo team and a document that was never
-    // stored (the sample, or a dry-run write): those links show the sample.
-    if (claims.teamId !== DEMO_AUTH.teamId) throw new PageError('not_found');
-    const sample = await this.deps.invoices.get(DEMO_AUTH, this.demoPublicId(), info);
-    return { token, mode: claims.mode, auth: null, publicId: this.demoPublicId(), response: sample.body, etag: sample.etag, model: toPrintModel(sample.body) };
+    const auth = await this.deps.auth.signedLinkContext(claims.teamId, PORTAL_ACTOR);
+    if (!auth) throw new PageError('not_found');
+    // A token of an older link epoch was ended by `links rotate`.
+    const epoch = await repo.findLinkEpoch(this.deps.db, claims.teamId, claims.publicId);
+    if (epoch === undefined || epoch !== claims.epoch) throw new PageError('not_found');
+    const stored = await this.read(auth, claims.publicId, info);
+    return { token, mode: claims.mode, auth, publicId: claims.publicId, response: stored.body, etag: stored.etag, model: toPrintModel(stored.body) };
   }
 
   /**
@@ -324,13 +349,25 @@ export class SharingService {
     const stored = await this.read(auth, publicId, { host: '', requestId }).catch(notFoundAsNull);
     if (!stored) return null;
     const model = toPrintModel(stored.body);
-    return { revision: stored.body.metadata.revision ?? 0, file: { body: await this.renderPdf(model), filename: pdfFilenames(model) } };
+    return { revision: stored.body.metadata.revision ?? 0, file: { body: await this.pdfFile(model).load(), filename: pdfFilenames(model) } };
   }
 
   // --- helpers ------------------------------------------------------------------------------
 
-  private renderPdf(model: InvoicePrintModel): Promise<Buffer> {
-    return (this.deps.pdf ?? inlinePdfRenderer).render(model);
+  private pdfFile(model: InvoicePrintModel): RenderedFile {
+    const key = renderKey('pdf', model);
+    const renderer = this.deps.pdf ?? inlinePdfRenderer;
+    return { etag: `"${key}"`, filename: pdfFilenames(model), load: () => this.cache.get(key, () => renderer.render(model)) };
+  }
+
+  private qrFile(model: InvoicePrintModel, format: 'png' | 'svg'): RenderedFile {
+    // No QR (disabled by the document, not RUB, no bank requisites): `qr.url` is empty then.
+    const payload = model.qr_payload;
+    if (!payload) throw new PageError('not_found');
+    // The image depends on the payload only.
+    const key = renderKey(`qr.${format}`, payload);
+    const render = async () => (format === 'png' ? ((await renderQrPng(payload)) as Buffer) : Buffer.from(await renderQrSvg(payload), 'utf8'));
+    return { etag: `"${key}"`, load: () => this.cache.get(key, render) };
   }
 
   private async read(auth: AuthContext, publicId: string, info: RequestInfo): Promise<{ body: InvoiceDetail; etag: string }> {
@@ -362,12 +399,6 @@ function posted(fields: PostedFields, name: string): string {
   const raw = fields[name];
   const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
   return typeof value === 'string' ? value : '';
-}
-
-async function qrImage(model: InvoicePrintModel, format: 'png' | 'svg'): Promise<Buffer | string> {
-  // No QR (disabled by the document, not RUB, no bank requisites): `qr.url` is empty then.
-  if (!model.qr_payload) throw new PageError('not_found');
-  return format === 'png' ? renderQrPng(model.qr_payload) : renderQrSvg(model.qr_payload);
 }
 
 /**

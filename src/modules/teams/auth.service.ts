@@ -26,7 +26,7 @@ export interface PresentedCredentials {
 export type CallerSource = KeySource | 'signed_link';
 
 export type AuthContext =
-  | { mode: 'demo'; keyId: 0; keyName: 'demo'; teamId: 'demo'; tariff: Tariff; source: CallerSource }
+  | { mode: 'demo'; keyId: 0; keyName: 'demo'; teamId: typeof DEMO_TEAM_ID; tariff: Tariff; source: CallerSource }
   | {
       mode: 'live';
       keyId: number;
@@ -38,12 +38,25 @@ export type AuthContext =
       source: CallerSource;
     };
 
+/**
+ * The demo world's team id. It is outside the team id alphabet (`[A-Za-z0-9_.-]`), so no real
+ * team can ever have it (bootstrap refuses it), and links signed for it only ever show the
+ * built-in sample: demo mode never resolves to stored data (docs/security.md).
+ */
+export const DEMO_TEAM_ID = '~demo' as const;
+
+/**
+ * The team id the demo world used before it was moved out of the team id alphabet. Portal
+ * tokens of the old format naming it are refused: they may have been signed in demo mode.
+ */
+export const LEGACY_DEMO_TEAM_ID = 'demo';
+
 /** The demo token's context (dry-run): also what the demo share and portal links act as. */
 export const DEMO_AUTH: Extract<AuthContext, { mode: 'demo' }> = Object.freeze({
   mode: 'demo',
   keyId: 0,
   keyName: 'demo',
-  teamId: 'demo',
+  teamId: DEMO_TEAM_ID,
   tariff: DEFAULT_TARIFF,
   source: 'signed_link',
 });
@@ -87,7 +100,7 @@ export class AuthService {
       );
     }
     if (safeEqual(creds.secret, this.demoToken)) {
-      return { mode: 'demo', keyId: 0, keyName: 'demo', teamId: 'demo', tariff: DEFAULT_TARIFF, source: creds.source };
+      return { mode: 'demo', keyId: 0, keyName: 'demo', teamId: DEMO_TEAM_ID, tariff: DEFAULT_TARIFF, source: creds.source };
     }
 
     const cached = await this.lookupKey(creds.secret);
@@ -135,6 +148,7 @@ export class AuthService {
    * does not exist. Shares the one-second team cache with key authentication.
    */
   async signedLinkContext(teamId: string, actor: string): Promise<Extract<AuthContext, { mode: 'live' }> | null> {
+    if (teamId === DEMO_TEAM_ID) return null;
     const { team, tariff } = await this.lookupTeam(teamId);
     if (!team) return null;
     return { mode: 'live', keyId: 0, keyName: actor, keyKind: 'team', teamId, team, tariff, source: 'signed_link' };

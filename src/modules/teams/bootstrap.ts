@@ -14,7 +14,7 @@
 import type { Db, Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { isoNow } from '../../shared/clock.js';
-import { hashSecret, newApiKeySecret } from '../../shared/tokens.js';
+import { hashSecret, newApiKeySecret, randomToken } from '../../shared/tokens.js';
 import { jsonPath, throwIssues, validateBootstrap, type BootstrapIssue, type Segment } from './bootstrap.parse.js';
 import type { BootstrapApiKey, BootstrapFile, BootstrapTeam } from './bootstrap.schema.js';
 import { DEFAULT_TARIFF, tariffToRow } from './tariffs.js';
@@ -325,8 +325,15 @@ export async function applyBootstrap(db: Db, file: BootstrapFile, clock: Clock):
   return db.transaction().execute((trx) => applyInTransaction(trx, file, now));
 }
 
-export const DEMO_TEAM_ID = 'demo';
+/**
+ * The first-start team is a real team: its id is random (`team-` and 96 random bits), never the
+ * demo world's id (which is outside the team id alphabet, see `DEMO_TEAM_ID` in auth.service).
+ */
+export function firstStartTeamId(): string {
+  return `team-${randomToken(12)}`;
+}
 const DEMO_TEAM_NAME = 'Demo team';
+const FIRST_START_KEY = 'first_start_team';
 
 export interface DemoTeam {
   teamId: string;
@@ -335,11 +342,11 @@ export interface DemoTeam {
   secret: string;
 }
 
-function demoFile(keyId: number, secret: string): BootstrapFile {
+function demoFile(teamId: string, keyId: number, secret: string): BootstrapFile {
   return {
     teams: [
       {
-        id: DEMO_TEAM_ID,
+        id: teamId,
         name: DEMO_TEAM_NAME,
         locale: 'ru',
         api_keys: [{ id: keyId, name: 'demo', secret, active: true }],
@@ -365,30 +372,28 @@ function demoFile(keyId: number, secret: string): BootstrapFile {
 }
 
 /**
- * On the first start of an empty database: creates the demo team with one organization and
- * a new key, and returns the key's secret for the caller to print once. Returns null when
- * any team exists. Safe when several processes start together: the team is inserted by one
- * statement that only inserts while `teams` is empty and yields to a concurrent insert
- * (ON CONFLICT DO NOTHING), and only the process whose insert took goes on.
+ * On the first start of an empty database: creates a real team ("Demo team", random id
+ * `team-…`) with one organization and a new key, and returns the key's secret for the caller to
+ * print once. Returns null when any team exists or the first start already happened. Safe when
+ * several processes start together: the first-start claim is inserted by one statement that only
+ * inserts while `teams` is empty and yields to a concurrent insert (ON CONFLICT DO NOTHING), and
+ * only the process whose insert took goes on.
  */
 export async function seedDemoTeamIfEmpty(db: Db, clock: Clock): Promise<DemoTeam | null> {
   const now = isoNow(clock);
+  const teamId = firstStartTeamId();
   return db.transaction().execute(async (trx) => {
+    // The team id is random, so the claim on the first start is a fixed settings key: one
+    // statement inserts it only while `teams` is empty and yields to a concurrent insert.
     const inserted = await trx
-      .insertInto('teams')
-      .columns(['id', 'name', 'locale', 'created_at', 'updated_at'])
+      .insertInto('settings')
+      .columns(['key', 'value'])
       .expression(
         trx
-          .selectNoFrom((eb) => [
-            eb.val(DEMO_TEAM_ID).as('id'),
-            eb.val(DEMO_TEAM_NAME).as('name'),
-            eb.val('ru').as('locale'),
-            eb.val(now).as('created_at'),
-            eb.val(now).as('updated_at'),
-          ])
+          .selectNoFrom((eb) => [eb.val(FIRST_START_KEY).as('key'), eb.val(teamId).as('value')])
           .where((eb) => eb.not(eb.exists(eb.selectFrom('teams').select('id')))),
       )
-      .onConflict((oc) => oc.column('id').doNothing())
+      .onConflict((oc) => oc.column('key').doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) !== 1) return null;
 
@@ -396,7 +401,7 @@ export async function seedDemoTeamIfEmpty(db: Db, clock: Clock): Promise<DemoTea
     const last = await trx.selectFrom('api_keys').select((eb) => eb.fn.max('id').as('max')).executeTakeFirst();
     const keyId = Number(last?.max ?? 0) + 1;
     const secret = newApiKeySecret();
-    await applyInTransaction(trx, demoFile(keyId, secret), now);
-    return { teamId: DEMO_TEAM_ID, keyId, secret };
+    await applyInTransaction(trx, demoFile(teamId, keyId, secret), now);
+    return { teamId, keyId, secret };
   });
 }

@@ -215,11 +215,16 @@ describe('delivery through a real SMTP server', () => {
     expect(server.received).toHaveLength(1);
   });
 
-  it('authenticates with the credentials of SMTP_URL', async () => {
+  it('authenticates with the credentials of SMTP_URL, never over plain text unless the URL says require_tls=false', async () => {
     const server = await smtp({ credentials: { user: 'mailer', pass: 's3cr:et' } });
-    const { report } = await createAndDeliver(db.db, serviceFor(server.url), { recipients: [{ email: 'a@buyer.example' }] });
+    // The server offers no STARTTLS: the password must not cross in plain text.
+    const plain = await createAndDeliver(db.db, serviceFor(server.url), { recipients: [{ email: 'a@buyer.example' }] });
+    expect(plain.report.notifications.failed[0]).toMatchObject({ code: 'smtp_tls', state: 'retrying' });
+    expect(server.received).toHaveLength(0);
+    const explicit = `${server.url}?require_tls=false`;
+    const { report } = await createAndDeliver(db.db, serviceFor(explicit), { recipients: [{ email: 'a@buyer.example' }] });
     expect(report.status).toBe(200);
-    const wrong = await createAndDeliver(db.db, serviceFor(server.url.replace('s3cr', 'nope')), { recipients: [{ email: 'a@buyer.example' }] });
+    const wrong = await createAndDeliver(db.db, serviceFor(explicit.replace('s3cr', 'nope')), { recipients: [{ email: 'a@buyer.example' }] });
     expect(wrong.report.notifications.failed[0]).toMatchObject({ code: 'smtp_auth', state: 'retrying' });
   });
 });

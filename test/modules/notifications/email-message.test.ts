@@ -170,7 +170,8 @@ describe('SMTP settings', () => {
       host: 'mail.example',
       port: 2525,
       secure: false,
-      requireTLS: false,
+      // Credentials: STARTTLS is required unless the URL says otherwise (issue 10, item 11).
+      requireTLS: true,
       ignoreTLS: false,
       opportunisticTLS: false,
       auth: { user: 'us@er', pass: 'p:ss' },
@@ -182,6 +183,9 @@ describe('SMTP settings', () => {
     expect(smtpOptionsFromUrl('smtps://mail.example', DEFAULT_SMTP_TIMEOUTS)).toMatchObject({ port: 465, secure: true });
     expect(smtpOptionsFromUrl('smtp://mail.example', DEFAULT_SMTP_TIMEOUTS)).toMatchObject({ port: 587 });
     expect(smtpOptionsFromUrl('smtp://mail.example', DEFAULT_SMTP_TIMEOUTS).auth).toBeUndefined();
+    expect(smtpOptionsFromUrl('smtp://mail.example', DEFAULT_SMTP_TIMEOUTS).requireTLS).toBe(false);
+    expect(smtpOptionsFromUrl('smtp://u:p@mail.example?require_tls=false', DEFAULT_SMTP_TIMEOUTS).requireTLS).toBe(false);
+    expect(smtpOptionsFromUrl('smtps://u:p@mail.example', DEFAULT_SMTP_TIMEOUTS)).toMatchObject({ secure: true, requireTLS: false });
     expect(smtpOptionsFromUrl('smtp://m.example?require_tls=true&tls_reject_unauthorized=false', DEFAULT_SMTP_TIMEOUTS)).toMatchObject({
       requireTLS: true,
       tls: { rejectUnauthorized: false },

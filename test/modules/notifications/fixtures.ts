@@ -66,6 +66,7 @@ function invoiceRow(teamId: string, publicId: string, revision: number, doc: Ret
     team_id: teamId,
     public_id: publicId,
     revision,
+    link_epoch: 0,
     package_public_id: randomToken(16),
     number: doc.number,
     date: doc.date,

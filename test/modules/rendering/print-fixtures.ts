@@ -56,6 +56,7 @@ export function responseFor(doc: Record<string, unknown>, row: Partial<InvoiceRo
     team_id: 'team-1',
     public_id: publicId,
     revision: 1,
+    link_epoch: 0,
     package_public_id: 'pkg_Sample0001',
     number: String(doc.number),
     date: String(doc.date),

@@ -77,9 +77,9 @@ describe('links that open nothing', () => {
     const doc = await createDocument(t, documentWithRecipients());
     const viewToken = new URL(doc.portal_view_url).pathname.split('/').pop() as string;
     const [payload, signature] = viewToken.split('.') as [string, string];
-    const expired = signPortalToken(TEST_SECRET, { teamId: 'acme', publicId: doc.public_id, mode: 'view', exp: 1000 });
-    const foreign = signPortalToken('another-secret-0123456789abcdef0123456789', { teamId: 'acme', publicId: doc.public_id, mode: 'view', exp: 4_000_000_000 });
-    const otherTeam = signPortalToken(TEST_SECRET, { teamId: 'beta', publicId: doc.public_id, mode: 'view', exp: 4_000_000_000 });
+    const expired = signPortalToken(TEST_SECRET, { teamId: 'acme', publicId: doc.public_id, mode: 'view', exp: 1000, epoch: 0 });
+    const foreign = signPortalToken('another-secret-0123456789abcdef0123456789', { teamId: 'acme', publicId: doc.public_id, mode: 'view', exp: 4_000_000_000, epoch: 0 });
+    const otherTeam = signPortalToken(TEST_SECRET, { teamId: 'beta', publicId: doc.public_id, mode: 'view', exp: 4_000_000_000, epoch: 0 });
     for (const url of [
       'http://share.test/s/AAAAAAAAAAAAAAAAAAAAAA',
       'http://share.test/s/AAAAAAAAAAAAAAAAAAAAAA/document.pdf',

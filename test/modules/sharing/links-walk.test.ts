@@ -115,7 +115,8 @@ describe('every URL of a create response', () => {
     expect(pdf.headers['content-disposition']).toBe(
       `inline; filename="invoice-15-2026-03-02.pdf"; filename*=UTF-8''${encodeURIComponent('Счёт № 15 от 02.03.2026.pdf')}`,
     );
-    expect(pdf.headers['cache-control']).toBe('no-store');
+    // Kept by the browser but revalidated on every open (ETag, 304): issue 10, item 6.
+    expect(pdf.headers['cache-control']).toBe('private, no-cache');
     const qr = await request(t, doc.qr.url);
     expect(qr.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
     expect(qr.headers['cross-origin-resource-policy']).toBe('cross-origin');

@@ -332,14 +332,16 @@ describe('invalid files', () => {
 describe('seedDemoTeamIfEmpty', () => {
   it('creates the demo team once and returns a secret whose hash is stored', async () => {
     const demo = await seedDemoTeamIfEmpty(testDb.db, clock);
-    expect(demo).toMatchObject({ teamId: 'demo', keyId: 1 });
+    expect(demo).toMatchObject({ keyId: 1 });
     if (!demo) return;
+    // A real team with a random id, never the demo world's id (issue 10, item 1).
+    expect(demo.teamId).toMatch(/^team-[A-Za-z0-9_-]{16}$/);
     const db = testDb.db;
     expect(await db.selectFrom('teams').select(['id', 'name', 'tariff_id', 'locale']).execute()).toEqual([
-      { id: 'demo', name: 'Demo team', tariff_id: null, locale: 'ru' },
+      { id: demo.teamId, name: 'Demo team', tariff_id: null, locale: 'ru' },
     ]);
     const key = await db.selectFrom('api_keys').selectAll().executeTakeFirstOrThrow();
-    expect(key).toMatchObject({ id: 1, team_id: 'demo', kind: 'team', active: 1, secret_hash: hashSecret(demo.secret) });
+    expect(key).toMatchObject({ id: 1, team_id: demo.teamId, kind: 'team', active: 1, secret_hash: hashSecret(demo.secret) });
     expect(demo.secret).toMatch(/^ak_[A-Za-z0-9_-]{43}$/);
     expect(await db.selectFrom('organizations').select(['name', 'inn', 'kpp']).execute()).toEqual([
       { name: 'ООО «Ромашка»', inn: '7707083893', kpp: '773601001' },
@@ -368,7 +370,7 @@ describe('seedDemoTeamIfEmpty', () => {
   it('creates one team when called concurrently', async () => {
     const results = await Promise.all([1, 2, 3, 4].map(() => seedDemoTeamIfEmpty(testDb.db, clock)));
     expect(results.filter((r) => r !== null)).toHaveLength(1);
-    expect(await testDb.db.selectFrom('teams').select('id').execute()).toEqual([{ id: 'demo' }]);
+    expect(await testDb.db.selectFrom('teams').select('id').execute()).toEqual([{ id: results.find((r) => r !== null)?.teamId }]);
   });
 
   it('creates one team when several processes start at once', async () => {
@@ -376,7 +378,7 @@ describe('seedDemoTeamIfEmpty', () => {
     const startAt = Date.now() + 2500;
     const results = await Promise.all([1, 2, 3].map(() => seedInChildProcess(testDb, startAt)));
     expect(results.filter((r) => r !== null)).toHaveLength(1);
-    expect(await testDb.db.selectFrom('teams').select('id').execute()).toEqual([{ id: 'demo' }]);
+    expect(await testDb.db.selectFrom('teams').select('id').execute()).toEqual([{ id: (results.find((r) => r !== null) as { teamId: string }).teamId }]);
     expect(await testDb.db.selectFrom('api_keys').select('id').execute()).toEqual([{ id: 1 }]);
   });
 });
