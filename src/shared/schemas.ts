@@ -41,8 +41,16 @@ export const ErrorBody = Type.Object(
           },
           { additionalProperties: true },
         ),
-        { description: 'Every field error of a refused write.' },
+        { maxItems: 100, description: 'The field errors of a refused write: the first 100 (the rest are counted in `errors_not_listed`).' },
       ),
+    ),
+    errors_not_listed: Type.Optional(
+      Type.Integer({
+        format: 'int32',
+        minimum: 1,
+        maximum: 2_147_483_647,
+        description: 'How many further field errors `errors` leaves out (it lists at most 100); absent when it lists them all.',
+      }),
     ),
     document_public_id: Type.Optional(Type.String({ description: 'The document concerned, when there is one.' })),
     document_kind: Type.Optional(Type.String({ description: 'Kind of the document concerned (`invoice`).' })),

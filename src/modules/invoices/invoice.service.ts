@@ -24,7 +24,8 @@ import * as repo from './invoice.repository.js';
 import { resolveSeller } from './seller.js';
 import { canMoveSellerStatus, isLocked, type SellerStatus } from './statuses.js';
 import { syncShareLinks, newShareLinks } from './share-links.js';
-import { requisiteWarnings, toApiError, validateInvoice, type NormalizedInvoice, type ValidationIssue } from './validation.js';
+import { findTooDeepPath } from './prohibited.js';
+import { INVOICE_LIMITS, requisiteWarnings, toApiError, validateInvoice, type NormalizedInvoice, type ValidationIssue } from './validation.js';
 
 /** A document that passed validation, with its warnings. */
 interface Validated {
@@ -67,6 +68,18 @@ export interface InvoiceServiceDeps {
 
 const MAX_UPDATE_ATTEMPTS = 5;
 
+/** The document sits at the root or in `invoice`: the body may nest one level more than a document. */
+function refuseTooDeep(body: unknown): void {
+  const path = findTooDeepPath(body, INVOICE_LIMITS.maxDepth + 1);
+  if (path === null) return;
+  const message = `${path} is nested deeper than ${INVOICE_LIMITS.maxDepth} levels`;
+  throw new ApiError('validation_failed', {
+    details: `1 field is invalid: ${message}`,
+    missing_fields: [],
+    errors: [{ field: path, code: 'too_deep', message }],
+  });
+}
+
 export class InvoiceService {
   private readonly idempotency: IdempotencyStore;
   private readonly demo: DemoDocuments;
@@ -85,6 +98,8 @@ export class InvoiceService {
     const live = auth;
     const run = (onCommit?: OnCommit) => this.createLive(live, envelope, info, onCommit);
     if (!info.idempotencyKey) return run();
+    // Refuse a body nested too deep before hashing it: the hash walks the whole body.
+    refuseTooDeep(body);
     return this.idempotency.run(live.teamId, info.idempotencyKey, requestHash(body), run);
   }
 

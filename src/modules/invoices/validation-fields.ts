@@ -38,6 +38,14 @@ export const INVOICE_LIMITS = {
   yearMin: 1900,
   yearMax: 2999,
   maxDepth: 32,
+  /** Any string without a limit of its own (additional properties, manager, signers...). */
+  anyStringMaxLength: 2000,
+  /** Any property name. */
+  keyMaxLength: 200,
+  /** Any array without a limit of its own. */
+  anyArrayMaxItems: 1000,
+  /** Any object: known fields plus additional properties. */
+  objectMaxProperties: 200,
 } as const;
 
 /** How many messages `details` quotes before pointing at `errors` for the rest. */

@@ -32,7 +32,8 @@
 import { ApiError } from '../../shared/errors.js';
 import { CURRENCY_CODES, type Currency } from '../../shared/reference.js';
 import { isValidEdoParticipantId } from './checksums.js';
-import { findProhibitedFields, findTooDeepPath } from './prohibited.js';
+import { findBoundViolations } from './bounds.js';
+import { findProhibitedFields, MAX_REPORTED_ISSUES } from './prohibited.js';
 import { requisiteWarnings } from './requisites.js';
 import { SELLER_STATUSES, type SellerStatus } from './statuses.js';
 import { INVOICE_LIMITS as L, IssueCollector, isBlank, isRecord, readBoolean, readDate, readEnum, readNumber, readString } from './validation-fields.js';
@@ -123,7 +124,10 @@ export interface InvoiceValidationFailure {
   /** Summary naming the offending paths (every one of them for `prohibited_field`). */
   details: string;
   missing_fields: string[];
+  /** The first MAX_REPORTED_ISSUES (100) issues. */
   errors: ValidationIssue[];
+  /** How many further issues `errors` leaves out; absent when it lists them all. */
+  errors_not_listed?: number;
 }
 
 export type InvoiceValidationResult = InvoiceValidationSuccess | InvoiceValidationFailure;
@@ -291,22 +295,23 @@ function optionalObject(doc: Record<string, unknown>, key: string, c: IssueColle
  */
 export function validateInvoice(doc: Record<string, unknown>): InvoiceValidationResult {
   const prohibited = findProhibitedFields(doc, L.maxDepth);
-  if (prohibited.length > 0) {
+  if (prohibited.total > 0) {
+    const rest = prohibited.total - prohibited.issues.length;
     return {
       ok: false,
       error: 'prohibited_field',
       details:
         `Prohibited fields (media and URLs are not accepted through the API; images come from the organization data): ` +
-        prohibited.map((p) => p.field).join(', '),
+        prohibited.issues.map((p) => p.field).join(', ') +
+        (rest > 0 ? ` and ${rest} more` : ''),
       missing_fields: [],
-      errors: prohibited,
+      errors: prohibited.issues,
+      ...(rest > 0 ? { errors_not_listed: rest } : {}),
     };
   }
 
   const c = new IssueCollector();
-  const tooDeep = findTooDeepPath(doc, L.maxDepth);
-  if (tooDeep !== null) c.error(tooDeep, 'too_deep', `${tooDeep} is nested deeper than ${L.maxDepth} levels`);
-
+  const bounds = findBoundViolations(doc);
   const out = copyRecord(doc);
   if (!isBlank(doc.public_id)) {
     const publicId = readString(doc.public_id, 'public_id', c, { max: Infinity });
@@ -353,13 +358,31 @@ export function validateInvoice(doc: Record<string, unknown>): InvoiceValidation
   setOrDrop(out, 'buyer_contact', optionalObject(doc, 'buyer_contact', c));
   setOrDrop(out, 'signers', normalizeObjectArray(doc, 'signers', L.signersMax, c));
 
+  // Bounds the known fields did not already report (a known field reports its own limit).
+  const reported = new Set(c.errors.map((e) => e.field));
+  for (const issue of bounds) if (!reported.has(issue.field)) c.error(issue.field, issue.code, issue.message);
+
   if (c.errors.length > 0) {
-    return { ok: false, error: 'validation_failed', details: c.summary(), missing_fields: c.missingFields, errors: c.errors };
+    const errors = c.errors.slice(0, MAX_REPORTED_ISSUES);
+    const rest = c.errors.length - errors.length;
+    return {
+      ok: false,
+      error: 'validation_failed',
+      details: c.summary(),
+      missing_fields: c.missingFields,
+      errors,
+      ...(rest > 0 ? { errors_not_listed: rest } : {}),
+    };
   }
   return { ok: true, invoice: out as NormalizedInvoice, warnings: c.warnings };
 }
 
 /** The refusal as the API reports it: 400 with `details`, `missing_fields` and every error. */
 export function toApiError(failure: InvoiceValidationFailure): ApiError {
-  return new ApiError(failure.error, { details: failure.details, missing_fields: failure.missing_fields, errors: failure.errors });
+  return new ApiError(failure.error, {
+    details: failure.details,
+    missing_fields: failure.missing_fields,
+    errors: failure.errors,
+    ...(failure.errors_not_listed !== undefined ? { errors_not_listed: failure.errors_not_listed } : {}),
+  });
 }
