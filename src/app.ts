@@ -8,6 +8,7 @@ import type { DestinationStream } from 'pino';
 import pino from 'pino';
 import type { Config } from './config/config.js';
 import type { DatabaseHandle } from './db/database.js';
+import { registerInputGuard } from './http/input-guard.js';
 import { MAX_PARAM_LENGTH, onFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { authHook } from './http/auth.js';
 import { loggerOptions } from './http/logging.js';
@@ -81,6 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   registerErrorHandling(app);
+  registerInputGuard(app);
   const methodGuard = trackRoutesForMethodNotAllowed(app);
   app.addSchema(ErrorBody);
 
