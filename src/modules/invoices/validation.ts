@@ -133,6 +133,34 @@ export interface InvoiceValidationFailure {
 export type InvoiceValidationResult = InvoiceValidationSuccess | InvoiceValidationFailure;
 
 const PUBLIC_ID = /^[A-Za-z0-9_-]{8,64}$/;
+
+/**
+ * Document properties the service owns (statuses, revision, team, totals, metadata, links):
+ * the response states them beside `invoice`, so a client's copy inside the document could only
+ * contradict them. They are dropped from the stored document with a `service_owned_field`
+ * warning each. `seller_status` and `public_id` are the client's and stay.
+ */
+export const SERVICE_OWNED_FIELDS = [
+  'ok', 'team_id', 'revision', 'etag', 'status', 'buyer_status', 'buyer_status_label', 'seller_status_label',
+  'service_status', 'service_status_label', 'service_status_reason', 'totals', 'subtotal', 'vat_total', 'total',
+  'total_minor_units', 'amount_in_words', 'vat_breakdown', 'items_count', 'metadata', 'validation', 'notifications',
+  'share_links', 'share_gate', 'api', 'qr', 'document', 'document_kind', 'document_public_id', 'kind_version',
+  'kind_ordinal', 'sort_order', 'title_is_custom', 'package_public_id', 'legacy_invoice_public_id', 'source_type',
+  'editor_mode', 'created_at', 'last_modified_at', 'api_created_at', 'api_updated_at', 'created_by_login',
+  'last_modified_by_login', 'seller_edo_id', 'api_key_id', 'api_key_name', 'api_request_host', 'viewed_at',
+  'payment_reported_at', 'demo_mode', 'demo_guids', 'edo',
+] as const;
+/** Per line: the computed amounts (the response's `totals.lines`). */
+export const SERVICE_OWNED_ITEM_FIELDS = ['line', 'line_no', 'amount', 'net', 'vat', 'gross'] as const;
+
+function dropServiceOwned(out: Record<string, unknown>, path: string, keys: readonly string[], c: IssueCollector): void {
+  for (const key of keys) {
+    if (!Object.hasOwn(out, key)) continue;
+    delete out[key];
+    const field = path === '' ? key : `${path}.${key}`;
+    c.warn(field, 'service_owned_field', `${field} is set by the service and was not stored; see the response's status, totals and metadata`);
+  }
+}
 const DIRECTIONS: readonly InvoiceDirection[] = ['outgoing', 'incoming'];
 const SELLER_STATUS_VALUES = Object.keys(SELLER_STATUSES) as SellerStatus[];
 const DEFAULT_UNIT = 'шт';
@@ -203,6 +231,7 @@ function normalizeItem(value: unknown, path: string, c: IssueCollector): Normali
     c.warn(`${path}.vat_pct`, 'unusual_vat_rate', `${path}.vat_pct ${vatPct} is not one of the Russian rates ${L.standardVatPcts.join(', ')}`);
   }
   if (name === undefined || qty === undefined || price === undefined || unit === undefined) return undefined;
+  dropServiceOwned(out, path, SERVICE_OWNED_ITEM_FIELDS, c);
   return Object.assign(out, { name, qty, price, unit, vat_pct: vatPct ?? null });
 }
 
@@ -313,6 +342,7 @@ export function validateInvoice(doc: Record<string, unknown>): InvoiceValidation
   const c = new IssueCollector();
   const bounds = findBoundViolations(doc);
   const out = copyRecord(doc);
+  dropServiceOwned(out, '', SERVICE_OWNED_FIELDS, c);
   if (!isBlank(doc.public_id)) {
     const publicId = readString(doc.public_id, 'public_id', c, { max: Infinity });
     if (publicId !== undefined && !PUBLIC_ID.test(publicId)) {
