@@ -8,7 +8,7 @@ import type { DestinationStream } from 'pino';
 import pino from 'pino';
 import type { Config } from './config/config.js';
 import type { DatabaseHandle } from './db/database.js';
-import { registerInputGuard } from './http/input-guard.js';
+import { registerInputGuard, registerJsonParser } from './http/input-guard.js';
 import { registerSchemaBounds } from './shared/schema-bounds.js';
 import { MAX_PARAM_LENGTH, onFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { authHook } from './http/auth.js';
@@ -84,6 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   registerErrorHandling(app);
   registerInputGuard(app);
+  registerJsonParser(app);
   registerSchemaBounds(app);
   const methodGuard = trackRoutesForMethodNotAllowed(app);
   app.addSchema(ErrorBody);

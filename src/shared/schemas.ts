@@ -27,7 +27,13 @@ export const ErrorBody = Type.Object(
           '401: api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. 429: the scope and window that refused, e.g. ip_per_sec, key_per_min, team_per_day.',
       }),
     ),
-    details: Type.Optional(Type.String({ description: 'Human-readable explanation; for field errors, every offending path.' })),
+    details: Type.Optional(
+      Type.String({
+        // 100 paths of at most 32 segments of at most ~106 characters each (names are cut at 100).
+        maxLength: 400_000,
+        description: 'Human-readable explanation; for field errors, the offending paths (at most 100, see `errors_not_listed`).',
+      }),
+    ),
     missing_fields: Type.Optional(
       Type.Array(Type.String(), { description: 'Every required path that is missing, e.g. `items[2].price`.' }),
     ),

@@ -96,9 +96,11 @@ export class InvoiceService {
     const envelope = parseWriteEnvelope(body, 'POST');
     if (auth.mode === 'demo') return this.demoWrite(auth, envelope, null, info);
     const live = auth;
-    const run = (onCommit?: OnCommit) => this.createLive(live, envelope, info, onCommit);
+    // Validated before the Idempotency-Key hash: a refused document is never hashed, and a body
+    // nested too deep is refused before the hash walks it.
+    const validated = this.validate(envelope);
+    const run = (onCommit?: OnCommit) => this.createLive(live, envelope, validated, info, onCommit);
     if (!info.idempotencyKey) return run();
-    // Refuse a body nested too deep before hashing it: the hash walks the whole body.
     refuseTooDeep(body);
     return this.idempotency.run(live.teamId, info.idempotencyKey, requestHash(body), run);
   }
@@ -228,10 +230,10 @@ export class InvoiceService {
   private async createLive(
     auth: Extract<AuthContext, { mode: 'live' }>,
     envelope: WriteEnvelope,
+    validated: Validated,
     info: RequestInfo,
     onCommit?: OnCommit,
   ): Promise<WriteOutcome> {
-    const validated = this.validate(envelope);
     const { invoice } = validated;
     const prepared = await this.prepare(auth, envelope, validated);
     const publicId = invoice.public_id ?? randomToken(16);

@@ -16,8 +16,8 @@ describe('hostile bodies (issue 10)', () => {
 
   describe('item 2: the prohibited-field walk is linear and its report capped', () => {
     it('a ~1 MB body: one 700,000-character key holding 20,000 *_url keys is refused quickly, listing 100 and counting the rest', async () => {
-      const inner: Record<string, null> = {};
-      for (let i = 0; i < 20_000; i++) inner[`f${i}_url`] = null;
+      // 10 objects of 2,000 `*_url` keys each (an object of more than 2,000 is refused before parsing).
+      const inner = Array.from({ length: 10 }, (_, j) => Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`f${j}_${i}_url`, null])));
       const body = simpleDoc('hostile-1', { ['k'.repeat(700_000)]: inner });
       const started = process.hrtime.bigint();
       const res = await post(t, body);
@@ -29,7 +29,7 @@ describe('hostile bodies (issue 10)', () => {
       expect(json.errors_not_listed).toBe(19_900);
       expect(json.details).toContain('and 19900 more');
       // A key is quoted cut short in a path: the report stays small.
-      expect(json.errors[0].field).toBe(`[${JSON.stringify(`${'k'.repeat(100)}…`)}].f0_url`);
+      expect(json.errors[0].field).toBe(`[${JSON.stringify(`${'k'.repeat(100)}…`)}][0].f0_0_url`);
       expect(res.body.length).toBeLessThan(100_000);
       // The old walk took seconds; generous for a loaded machine.
       expect(ms).toBeLessThan(3000);
@@ -46,6 +46,16 @@ describe('hostile bodies (issue 10)', () => {
       });
       expect(res.statusCode, res.body.slice(0, 300)).toBe(400);
       expect(res.json()).toMatchObject({ ok: false, error: 'validation_failed', errors: [{ code: 'too_deep' }] });
+    });
+
+    it('a body far beyond the document bounds is refused before JSON.parse: 400 validation_failed naming the bound', async () => {
+      const wide = `{"invoice":${JSON.stringify(simpleDoc('wide'))},"extra":{${Array.from({ length: 300_000 }, (_, i) => `"k${i}":0`).join(',')}}}`;
+      const res = await t.call({ method: 'POST', url: '/api/v1/invoices', headers: { ...ACME, 'content-type': 'application/json' }, payload: wide });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ error: 'validation_failed', errors: [{ code: 'too_many_properties' }] });
+      const long = `{"invoice":${JSON.stringify(simpleDoc('long', { extra: Array.from({ length: 600_000 }, () => 0) }))}}`;
+      const res2 = await t.call({ method: 'POST', url: '/api/v1/invoices', headers: { ...ACME, 'content-type': 'application/json' }, payload: long });
+      expect(res2.json()).toMatchObject({ error: 'validation_failed', errors: [{ code: 'too_many_items' }] });
     });
 
     it('validation errors are capped at 100 with a count of the rest', async () => {
