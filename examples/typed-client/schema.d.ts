@@ -207,11 +207,11 @@ export interface components {
             error: "invalid_json" | "invalid_content_type" | "invalid_query" | "invalid_request" | "validation_failed" | "prohibited_field" | "partial_update_not_supported" | "tenant_scope_not_resolved" | "seller_org_not_allowed" | "seller_org_over_tariff_limit" | "document_not_found" | "not_found" | "method_not_allowed" | "public_id_conflict" | "public_id_mismatch" | "invalid_status_transition" | "document_locked" | "sending_restricted" | "idempotency_key_reused" | "idempotency_request_in_progress" | "revision_conflict" | "payload_too_large" | "rate_limited" | "internal_error" | "not_ready" | "unauthorized";
             /** @description 401: api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. 429: the scope and window that refused, e.g. ip_per_sec, key_per_min, team_per_day. */
             code?: string;
-            /** @description Human-readable explanation; for field errors, every offending path. */
+            /** @description Human-readable explanation; for field errors, the offending paths (at most 100, see `errors_not_listed`). */
             details?: string;
             /** @description Every required path that is missing, e.g. `items[2].price`. */
             missing_fields?: string[];
-            /** @description Every field error of a refused write. */
+            /** @description The field errors of a refused write: the first 100 (the rest are counted in `errors_not_listed`). */
             errors?: ({
                 /** @description Path of the offending field. */
                 field: string;
@@ -222,13 +222,21 @@ export interface components {
             } & {
                 [key: string]: unknown;
             })[];
+            /**
+             * Format: int32
+             * @description How many further field errors `errors` leaves out (it lists at most 100); absent when it lists them all.
+             */
+            errors_not_listed?: number;
             /** @description The document concerned, when there is one. */
             document_public_id?: string;
             /** @description Kind of the document concerned (`invoice`). */
             document_kind?: string;
             /** @description In demo mode: the id of the published sample document. */
             demo_public_id?: string;
-            /** @description 429 only: seconds to wait before retrying. */
+            /**
+             * Format: int64
+             * @description 429 only: seconds to wait before retrying.
+             */
             retry_after_sec?: number;
             /** @description 500 only: the request id to quote to the operator. */
             request_id?: string;
@@ -359,7 +367,7 @@ export interface components {
                 }[];
             };
         };
-        /** @description The document. Additional properties are kept. Prohibited (400 prohibited_field, every path in `details`): seller_logo_url, seller_stamp_url, payment_qr_url, signers[].facsimile_url, manager.contact_qr_url, buyer_contact.contact_qr_url, any property ending in _url, _uri or _link, any string that is a whole http(s):// or data: URL, and base64 image data. */
+        /** @description The document. Additional properties are kept, each bounded (strings 2000 characters, property names 200, arrays 1000 entries, objects 200 properties, nesting 32 levels: 400 validation_failed). Service-owned fields (buyer_status, revision, team_id, status, totals, total, metadata, ...) are dropped with a `service_owned_field` warning each. Prohibited (400 prohibited_field, the first 100 paths in `errors` and `details`, `errors_not_listed` counting the rest): seller_logo_url, seller_stamp_url, payment_qr_url, signers[].facsimile_url, manager.contact_qr_url, buyer_contact.contact_qr_url, any property ending in _url, _uri or _link, any string that is a whole http(s):// or data: URL, and base64 image data. */
         InvoicePayload: {
             /** @description Client-supplied id, `^[A-Za-z0-9_-]{8,64}$`; generated when absent. Taken by any document: 409 public_id_conflict. */
             public_id?: string;
@@ -374,7 +382,7 @@ export interface components {
             currency: "RUB" | "USD" | "EUR" | "CNY" | "KZT" | "BYN";
             /** @description Default outgoing. */
             invoice_direction?: "incoming" | "outgoing";
-            /** @description The seller. Omitted kpp, address and bank requisites come from the organization. Additional properties are kept. */
+            /** @description The seller. Omitted kpp, address and bank requisites come from the organization. Additional properties are kept, bounded like every part of the document: strings 2000 characters, names 200, arrays 1000 entries, objects 200 properties, nesting 32 levels (400 validation_failed). */
             seller: {
                 /** @description Name; filled from the organization when omitted. */
                 name?: string;
@@ -397,7 +405,7 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
-            /** @description The buyer. Additional properties are kept. */
+            /** @description The buyer. Additional properties are kept, bounded like every part of the document: strings 2000 characters, names 200, arrays 1000 entries, objects 200 properties, nesting 32 levels (400 validation_failed). */
             buyer: {
                 /** @description Name. Required. */
                 name: string;
@@ -439,7 +447,20 @@ export interface components {
             information_system?: string;
             /** @description EDO participant id of the buyer; starts EDO synchronization. */
             buyer_edo_id?: string;
-            /** @description Notification recipients, each with an own share link. */
+            /**
+             * Format: date
+             * @description Payment due date.
+             */
+            due_date?: string;
+            /** @description Payment purpose. */
+            purpose?: string;
+            /** @description Comment shown on the document. */
+            comment?: string;
+            /** @description Basis (contract, order) shown on the document. */
+            basis?: string;
+            /** @description Custom title instead of "Счёт № N от DD.MM.YYYY". */
+            document_title?: string;
+            /** @description Notification recipients, each with an own share link; at most 50. */
             api_recipients?: ({
                 /** @description Address. */
                 email: string;
@@ -450,18 +471,45 @@ export interface components {
             } & {
                 [key: string]: unknown;
             })[];
-            /** @description Manager shown on the document. */
+            /** @description Manager shown on the document. Additional properties are kept, bounded like every part of the document: strings 2000 characters, names 200, arrays 1000 entries, objects 200 properties, nesting 32 levels (400 validation_failed). */
             manager?: {
+                /** @description Full name. */
+                name?: string;
+                /** @description Position. */
+                position?: string;
+                /** @description Phone. */
+                phone?: string;
+                /** @description E-mail. */
+                email?: string;
+            } & {
                 [key: string]: unknown;
             };
-            /** @description Buyer contact person. */
+            /** @description Buyer contact person. Additional properties are kept, bounded like every part of the document: strings 2000 characters, names 200, arrays 1000 entries, objects 200 properties, nesting 32 levels (400 validation_failed). */
             buyer_contact?: {
+                /** @description Full name. */
+                name?: string;
+                /** @description Position. */
+                position?: string;
+                /** @description Phone. */
+                phone?: string;
+                /** @description E-mail. */
+                email?: string;
+            } & {
                 [key: string]: unknown;
             };
-            /** @description Signers. */
-            signers?: {
+            /** @description Signers, at most 10. Additional properties are kept, bounded like every part of the document: strings 2000 characters, names 200, arrays 1000 entries, objects 200 properties, nesting 32 levels (400 validation_failed). */
+            signers?: ({
+                /** @description Full name. */
+                name?: string;
+                /** @description Position. */
+                position?: string;
+                /** @description Phone. */
+                phone?: string;
+                /** @description E-mail. */
+                email?: string;
+            } & {
                 [key: string]: unknown;
-            }[];
+            })[];
         } & {
             [key: string]: unknown;
         };
@@ -590,11 +638,20 @@ export interface components {
                 editor_mode?: string;
                 /** @description The caller’s information system, as sent. */
                 information_system?: string;
-                /** @description Ordinal of the kind within the package: 1. */
+                /**
+                 * Format: int64
+                 * @description Ordinal of the kind within the package: 1.
+                 */
                 kind_ordinal?: number;
-                /** @description Sort order within the package: 0. */
+                /**
+                 * Format: int64
+                 * @description Sort order within the package: 0.
+                 */
                 sort_order?: number;
-                /** @description Id of the API key that made the last API write. */
+                /**
+                 * Format: int64
+                 * @description Id of the API key that made the last API write.
+                 */
                 api_key_id?: number;
                 /** @description True when the payload set `document_title`. */
                 title_is_custom?: boolean;
@@ -620,7 +677,10 @@ export interface components {
                 api_key_name?: string;
                 /** @description Host header of the last API write. */
                 api_request_host?: string;
-                /** @description Revision number, 1 on create, +1 per update (the ETag). */
+                /**
+                 * Format: int64
+                 * @description Revision number, 1 on create, +1 per update (the ETag).
+                 */
                 revision?: number;
                 /** @description First open by the buyer or a recipient. */
                 viewed_at?: string | null;
@@ -680,7 +740,10 @@ export interface components {
                     operator: string;
                     /** @description Id of the send job: the operator’s idempotency key, the same on every retry. */
                     job_id: string;
-                    /** @description The document revision that was sent. */
+                    /**
+                     * Format: int64
+                     * @description The document revision that was sent.
+                     */
                     revision: number;
                     /** @description Sender: the seller organization’s EDO participant id. */
                     seller_edo_id: string | null;
@@ -688,9 +751,15 @@ export interface components {
                     buyer_edo_id: string;
                     /** @description The operator’s id of the sent document, once it took it. */
                     operator_document_id: string | null;
-                    /** @description Send attempts made so far. */
+                    /**
+                     * Format: int64
+                     * @description Send attempts made so far.
+                     */
                     attempts: number;
-                    /** @description Attempts made before the send is given up as `failed`. */
+                    /**
+                     * Format: int64
+                     * @description Attempts made before the send is given up as `failed`.
+                     */
                     max_attempts: number;
                     /** @description While `queued`: when the next attempt is due (UTC); null otherwise. */
                     next_attempt_at: string | null;
@@ -797,9 +866,15 @@ export interface components {
                 package_public_id: string;
                 /** @description Legacy id (the public id). */
                 legacy_invoice_public_id: string;
-                /** @description 1. */
+                /**
+                 * Format: int64
+                 * @description 1.
+                 */
                 kind_ordinal: number;
-                /** @description 0. */
+                /**
+                 * Format: int64
+                 * @description 0.
+                 */
                 sort_order: number;
                 /** @description True when the payload set `document_title`. */
                 title_is_custom: boolean;
@@ -812,13 +887,25 @@ export interface components {
                 document_kind: string;
                 /** @description True when `notify_recipients` or `send_notifications` was true. */
                 requested: boolean;
-                /** @description The document revision these e-mails were sent for. */
+                /**
+                 * Format: int64
+                 * @description The document revision these e-mails were sent for.
+                 */
                 revision?: number;
-                /** @description E-mails planned: one per recipient, malformed addresses included. */
+                /**
+                 * Format: int64
+                 * @description E-mails planned: one per recipient, malformed addresses included.
+                 */
                 planned_count: number;
-                /** @description E-mails delivered. */
+                /**
+                 * Format: int64
+                 * @description E-mails delivered.
+                 */
                 sent_count: number;
-                /** @description E-mails not delivered (failed, blocked or waiting for a retry). */
+                /**
+                 * Format: int64
+                 * @description E-mails not delivered (failed, blocked or waiting for a retry).
+                 */
                 failed_count: number;
                 /** @description Addresses delivered to. */
                 sent_to: string[];
@@ -832,7 +919,10 @@ export interface components {
                     code?: string;
                     /** @description `retrying` (queued for another attempt), `sending` (an attempt is under way), `failed` (final: no more attempts) or `blocked` (stopped by a gate, never sent). */
                     state?: string;
-                    /** @description Delivery attempts made so far. */
+                    /**
+                     * Format: int64
+                     * @description Delivery attempts made so far.
+                     */
                     attempts?: number;
                     /** @description When `retrying`: the time of the next attempt (UTC). */
                     next_attempt_at?: string;
@@ -847,13 +937,25 @@ export interface components {
                 mail_runtime: {
                     /** @description `smtp` (SMTP_URL), `eml_file` (no SMTP_URL: written to the outbox directory, counts as sent) or `none`. */
                     transport: string;
-                    /** @description Time spent on the delivery attempt this outcome reports. */
+                    /**
+                     * Format: int64
+                     * @description Time spent on the delivery attempt this outcome reports.
+                     */
                     duration_ms: number;
-                    /** @description E-mails of this outcome waiting in the retry queue. */
+                    /**
+                     * Format: int64
+                     * @description E-mails of this outcome waiting in the retry queue.
+                     */
                     retry_queue: number;
-                    /** @description Upper bound of one delivery attempt. */
+                    /**
+                     * Format: int64
+                     * @description Upper bound of one delivery attempt.
+                     */
                     attempt_timeout_ms?: number;
-                    /** @description Attempts made before a delivery is given up. */
+                    /**
+                     * Format: int64
+                     * @description Attempts made before a delivery is given up.
+                     */
                     max_attempts?: number;
                 } & {
                     [key: string]: unknown;
@@ -886,7 +988,10 @@ export interface components {
                 document_public_id: string;
                 /** @description Kind of the document: `invoice`. */
                 document_kind: string;
-                /** @description Id of the API key of this request (0 for the demo token). */
+                /**
+                 * Format: int64
+                 * @description Id of the API key of this request (0 for the demo token).
+                 */
                 key_id: number;
                 /** @description Name of the API key of this request. */
                 key_name: string;
@@ -894,7 +999,10 @@ export interface components {
                 request_host: string;
                 /** @description Id of this request (also in X-Request-Id). */
                 request_id: string;
-                /** @description Revision of the document after this request. */
+                /**
+                 * Format: int64
+                 * @description Revision of the document after this request.
+                 */
                 revision: number;
                 /** @description ETag of the document after this request; send it in If-Match to update safely. */
                 etag: string;
@@ -917,7 +1025,10 @@ export interface components {
                 currency: string;
                 /** @description True when prices include VAT (VAT extracted), false when VAT is added on top. */
                 prices_include_vat: boolean;
-                /** @description Number of lines. */
+                /**
+                 * Format: int64
+                 * @description Number of lines.
+                 */
                 items_count: number;
                 /** @description total in kopecks (cents), digits only, as in the payment QR `Sum`. */
                 total_minor_units: string;
@@ -936,7 +1047,10 @@ export interface components {
                 }[];
                 /** @description Per-line amounts. */
                 lines: {
-                    /** @description Line number, from 1. */
+                    /**
+                     * Format: int64
+                     * @description Line number, from 1.
+                     */
                     line: number;
                     /** @description qty × price, rounded half-up to kopecks. */
                     amount: number;
@@ -1097,11 +1211,20 @@ export interface components {
                 editor_mode?: string;
                 /** @description The caller’s information system, as sent. */
                 information_system?: string;
-                /** @description Ordinal of the kind within the package: 1. */
+                /**
+                 * Format: int64
+                 * @description Ordinal of the kind within the package: 1.
+                 */
                 kind_ordinal?: number;
-                /** @description Sort order within the package: 0. */
+                /**
+                 * Format: int64
+                 * @description Sort order within the package: 0.
+                 */
                 sort_order?: number;
-                /** @description Id of the API key that made the last API write. */
+                /**
+                 * Format: int64
+                 * @description Id of the API key that made the last API write.
+                 */
                 api_key_id?: number;
                 /** @description True when the payload set `document_title`. */
                 title_is_custom?: boolean;
@@ -1127,7 +1250,10 @@ export interface components {
                 api_key_name?: string;
                 /** @description Host header of the last API write. */
                 api_request_host?: string;
-                /** @description Revision number, 1 on create, +1 per update (the ETag). */
+                /**
+                 * Format: int64
+                 * @description Revision number, 1 on create, +1 per update (the ETag).
+                 */
                 revision?: number;
                 /** @description First open by the buyer or a recipient. */
                 viewed_at?: string | null;
@@ -1187,7 +1313,10 @@ export interface components {
                     operator: string;
                     /** @description Id of the send job: the operator’s idempotency key, the same on every retry. */
                     job_id: string;
-                    /** @description The document revision that was sent. */
+                    /**
+                     * Format: int64
+                     * @description The document revision that was sent.
+                     */
                     revision: number;
                     /** @description Sender: the seller organization’s EDO participant id. */
                     seller_edo_id: string | null;
@@ -1195,9 +1324,15 @@ export interface components {
                     buyer_edo_id: string;
                     /** @description The operator’s id of the sent document, once it took it. */
                     operator_document_id: string | null;
-                    /** @description Send attempts made so far. */
+                    /**
+                     * Format: int64
+                     * @description Send attempts made so far.
+                     */
                     attempts: number;
-                    /** @description Attempts made before the send is given up as `failed`. */
+                    /**
+                     * Format: int64
+                     * @description Attempts made before the send is given up as `failed`.
+                     */
                     max_attempts: number;
                     /** @description While `queued`: when the next attempt is due (UTC); null otherwise. */
                     next_attempt_at: string | null;
@@ -1304,9 +1439,15 @@ export interface components {
                 package_public_id: string;
                 /** @description Legacy id (the public id). */
                 legacy_invoice_public_id: string;
-                /** @description 1. */
+                /**
+                 * Format: int64
+                 * @description 1.
+                 */
                 kind_ordinal: number;
-                /** @description 0. */
+                /**
+                 * Format: int64
+                 * @description 0.
+                 */
                 sort_order: number;
                 /** @description True when the payload set `document_title`. */
                 title_is_custom: boolean;
@@ -1319,13 +1460,25 @@ export interface components {
                 document_kind: string;
                 /** @description True when `notify_recipients` or `send_notifications` was true. */
                 requested: boolean;
-                /** @description The document revision these e-mails were sent for. */
+                /**
+                 * Format: int64
+                 * @description The document revision these e-mails were sent for.
+                 */
                 revision?: number;
-                /** @description E-mails planned: one per recipient, malformed addresses included. */
+                /**
+                 * Format: int64
+                 * @description E-mails planned: one per recipient, malformed addresses included.
+                 */
                 planned_count: number;
-                /** @description E-mails delivered. */
+                /**
+                 * Format: int64
+                 * @description E-mails delivered.
+                 */
                 sent_count: number;
-                /** @description E-mails not delivered (failed, blocked or waiting for a retry). */
+                /**
+                 * Format: int64
+                 * @description E-mails not delivered (failed, blocked or waiting for a retry).
+                 */
                 failed_count: number;
                 /** @description Addresses delivered to. */
                 sent_to: string[];
@@ -1339,7 +1492,10 @@ export interface components {
                     code?: string;
                     /** @description `retrying` (queued for another attempt), `sending` (an attempt is under way), `failed` (final: no more attempts) or `blocked` (stopped by a gate, never sent). */
                     state?: string;
-                    /** @description Delivery attempts made so far. */
+                    /**
+                     * Format: int64
+                     * @description Delivery attempts made so far.
+                     */
                     attempts?: number;
                     /** @description When `retrying`: the time of the next attempt (UTC). */
                     next_attempt_at?: string;
@@ -1354,13 +1510,25 @@ export interface components {
                 mail_runtime: {
                     /** @description `smtp` (SMTP_URL), `eml_file` (no SMTP_URL: written to the outbox directory, counts as sent) or `none`. */
                     transport: string;
-                    /** @description Time spent on the delivery attempt this outcome reports. */
+                    /**
+                     * Format: int64
+                     * @description Time spent on the delivery attempt this outcome reports.
+                     */
                     duration_ms: number;
-                    /** @description E-mails of this outcome waiting in the retry queue. */
+                    /**
+                     * Format: int64
+                     * @description E-mails of this outcome waiting in the retry queue.
+                     */
                     retry_queue: number;
-                    /** @description Upper bound of one delivery attempt. */
+                    /**
+                     * Format: int64
+                     * @description Upper bound of one delivery attempt.
+                     */
                     attempt_timeout_ms?: number;
-                    /** @description Attempts made before a delivery is given up. */
+                    /**
+                     * Format: int64
+                     * @description Attempts made before a delivery is given up.
+                     */
                     max_attempts?: number;
                 } & {
                     [key: string]: unknown;
@@ -1393,7 +1561,10 @@ export interface components {
                 document_public_id: string;
                 /** @description Kind of the document: `invoice`. */
                 document_kind: string;
-                /** @description Id of the API key of this request (0 for the demo token). */
+                /**
+                 * Format: int64
+                 * @description Id of the API key of this request (0 for the demo token).
+                 */
                 key_id: number;
                 /** @description Name of the API key of this request. */
                 key_name: string;
@@ -1401,7 +1572,10 @@ export interface components {
                 request_host: string;
                 /** @description Id of this request (also in X-Request-Id). */
                 request_id: string;
-                /** @description Revision of the document after this request. */
+                /**
+                 * Format: int64
+                 * @description Revision of the document after this request.
+                 */
                 revision: number;
                 /** @description ETag of the document after this request; send it in If-Match to update safely. */
                 etag: string;
@@ -1424,7 +1598,10 @@ export interface components {
                 currency: string;
                 /** @description True when prices include VAT (VAT extracted), false when VAT is added on top. */
                 prices_include_vat: boolean;
-                /** @description Number of lines. */
+                /**
+                 * Format: int64
+                 * @description Number of lines.
+                 */
                 items_count: number;
                 /** @description total in kopecks (cents), digits only, as in the payment QR `Sum`. */
                 total_minor_units: string;
@@ -1443,7 +1620,10 @@ export interface components {
                 }[];
                 /** @description Per-line amounts. */
                 lines: {
-                    /** @description Line number, from 1. */
+                    /**
+                     * Format: int64
+                     * @description Line number, from 1.
+                     */
                     line: number;
                     /** @description qty × price, rounded half-up to kopecks. */
                     amount: number;
@@ -1486,11 +1666,20 @@ export interface components {
              * @enum {boolean}
              */
             ok: true;
-            /** @description Number of documents matching the filters (all pages). */
+            /**
+             * Format: int64
+             * @description Number of documents matching the filters (all pages).
+             */
             total: number;
-            /** @description Page size used. */
+            /**
+             * Format: int64
+             * @description Page size used.
+             */
             limit: number;
-            /** @description Offset used. */
+            /**
+             * Format: int64
+             * @description Offset used.
+             */
             offset: number;
             /** @description Ordered by date descending, then creation descending. */
             items: {
@@ -1562,11 +1751,17 @@ export interface components {
             ok: true;
             /** @description Document public id. */
             public_id: string;
-            /** @description The current revision. */
+            /**
+             * Format: int64
+             * @description The current revision.
+             */
             current_revision: number;
             /** @description Previous revisions, newest first. */
             revisions: {
-                /** @description Revision number. */
+                /**
+                 * Format: int64
+                 * @description Revision number.
+                 */
                 revision: number;
                 /** @description When this revision was written. */
                 modified_at: string;
@@ -1590,7 +1785,16 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description IETF RateLimit: the remaining quota of the tightest policy, e.g. `"key-sec";r=3;t=1`. */
+        RateLimit: string;
+        /** @description IETF RateLimit-Policy: the policies that apply, e.g. `"key-sec";q=5;w=1`. */
+        "RateLimit-Policy": string;
+        /** @description Seconds to wait before retrying. */
+        "Retry-After": number;
+        /** @description CORS: always the service's own origin (the origin of INVOICING_PUBLIC_URL); no other web origin may read responses. */
+        "Access-Control-Allow-Origin": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1607,6 +1811,9 @@ export interface operations {
             /** @description The OpenAPI 3.1 document. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1618,6 +1825,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1638,6 +1849,9 @@ export interface operations {
             /** @description The OpenAPI 3.1 document as YAML. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1647,6 +1861,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1667,6 +1885,9 @@ export interface operations {
             /** @description The service is up. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1684,6 +1905,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1704,6 +1929,9 @@ export interface operations {
             /** @description The service is up. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1721,6 +1949,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1730,6 +1962,9 @@ export interface operations {
             /** @description Not ready: `not_ready`. */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1750,6 +1985,9 @@ export interface operations {
             /** @description Prometheus exposition format. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1759,6 +1997,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1779,6 +2021,9 @@ export interface operations {
             /** @description The catalog of the team. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1788,6 +2033,9 @@ export interface operations {
             /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1797,6 +2045,9 @@ export interface operations {
             /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed` or `seller_org_over_tariff_limit`. */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1806,6 +2057,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1815,6 +2070,9 @@ export interface operations {
             /** @description Internal error: only `internal_error` and `request_id`; the detail is in the service log. */
             500: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1826,7 +2084,7 @@ export interface operations {
     listInvoices: {
         parameters: {
             query?: {
-                /** @description Case-insensitive substring of the number, seller or buyer name or INN. */
+                /** @description Case-insensitive substring of the number, seller or buyer name or INN. No control characters (400 invalid_query). */
                 q?: string;
                 /** @description Documents dated on or after this date (inclusive). */
                 date_from?: string;
@@ -1834,9 +2092,9 @@ export interface operations {
                 date_to?: string;
                 /** @description Only documents modified at or after this instant (ISO 8601 date-time), for integrators that sync. */
                 updated_since?: string;
-                /** @description Page size, 1–200. */
+                /** @description Page size, 1–200, decimal digits only (`0x10`, `1e3`, `+5` are 400 invalid_query). */
                 limit?: number;
-                /** @description Items to skip. */
+                /** @description Items to skip, 0–10,000,000, decimal digits only. */
                 offset?: number;
             };
             header?: never;
@@ -1848,6 +2106,9 @@ export interface operations {
             /** @description A page of documents. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1857,6 +2118,9 @@ export interface operations {
             /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field` or `partial_update_not_supported`. */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1866,6 +2130,9 @@ export interface operations {
             /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1875,6 +2142,9 @@ export interface operations {
             /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed` or `seller_org_over_tariff_limit`. */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1884,6 +2154,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1893,6 +2167,9 @@ export interface operations {
             /** @description Internal error: only `internal_error` and `request_id`; the detail is in the service log. */
             500: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1946,6 +2223,9 @@ export interface operations {
             /** @description Created. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1955,6 +2235,9 @@ export interface operations {
             /** @description Created; some planned e-mails were not sent (see `notifications`). */
             207: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1964,6 +2247,9 @@ export interface operations {
             /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field` or `partial_update_not_supported`. */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1973,6 +2259,9 @@ export interface operations {
             /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1982,6 +2271,9 @@ export interface operations {
             /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed` or `seller_org_over_tariff_limit`. */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1991,6 +2283,9 @@ export interface operations {
             /** @description Conflict: `public_id_conflict`, `public_id_mismatch`, `invalid_status_transition`, `document_locked`, `sending_restricted`, `idempotency_key_reused`, `idempotency_request_in_progress` or `revision_conflict`. */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2000,6 +2295,9 @@ export interface operations {
             /** @description The JSON body is larger than 5 MB: `payload_too_large`. */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2009,6 +2307,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2018,6 +2320,9 @@ export interface operations {
             /** @description Internal error: only `internal_error` and `request_id`; the detail is in the service log. */
             500: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2031,7 +2336,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Document public id. */
+                /** @description Document public id (no control characters: 400 invalid_request). */
                 public_id: string;
             };
             cookie?: never;
@@ -2041,6 +2346,9 @@ export interface operations {
             /** @description The document. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2050,6 +2358,9 @@ export interface operations {
             /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2059,6 +2370,9 @@ export interface operations {
             /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed` or `seller_org_over_tariff_limit`. */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2068,6 +2382,9 @@ export interface operations {
             /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) or `not_found` for an unknown route. */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2077,6 +2394,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2086,6 +2407,9 @@ export interface operations {
             /** @description Internal error: only `internal_error` and `request_id`; the detail is in the service log. */
             500: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2102,7 +2426,7 @@ export interface operations {
                 "if-match"?: string;
             };
             path: {
-                /** @description Document public id. */
+                /** @description Document public id (no control characters: 400 invalid_request). */
                 public_id: string;
             };
             cookie?: never;
@@ -2131,6 +2455,9 @@ export interface operations {
             /** @description Updated. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2140,6 +2467,9 @@ export interface operations {
             /** @description Updated; some planned e-mails were not sent. */
             207: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2149,6 +2479,9 @@ export interface operations {
             /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field` or `partial_update_not_supported`. */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2158,6 +2491,9 @@ export interface operations {
             /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2167,6 +2503,9 @@ export interface operations {
             /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed` or `seller_org_over_tariff_limit`. */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2176,6 +2515,9 @@ export interface operations {
             /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) or `not_found` for an unknown route. */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2185,6 +2527,9 @@ export interface operations {
             /** @description Conflict: `public_id_conflict`, `public_id_mismatch`, `invalid_status_transition`, `document_locked`, `sending_restricted`, `idempotency_key_reused`, `idempotency_request_in_progress` or `revision_conflict`. */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2194,6 +2539,9 @@ export interface operations {
             /** @description The JSON body is larger than 5 MB: `payload_too_large`. */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2203,6 +2551,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2212,6 +2564,9 @@ export interface operations {
             /** @description Internal error: only `internal_error` and `request_id`; the detail is in the service log. */
             500: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2225,7 +2580,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Document public id. */
+                /** @description Document public id (no control characters: 400 invalid_request). */
                 public_id: string;
             };
             cookie?: never;
@@ -2235,6 +2590,9 @@ export interface operations {
             /** @description The revisions. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2244,6 +2602,9 @@ export interface operations {
             /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2253,6 +2614,9 @@ export interface operations {
             /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed` or `seller_org_over_tariff_limit`. */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2262,6 +2626,9 @@ export interface operations {
             /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) or `not_found` for an unknown route. */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2271,6 +2638,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2280,6 +2651,9 @@ export interface operations {
             /** @description Internal error: only `internal_error` and `request_id`; the detail is in the service log. */
             500: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
