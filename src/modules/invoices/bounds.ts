@@ -12,7 +12,7 @@
  * - U+0000 in any string or property name: `invalid_character` (PostgreSQL text cannot hold it).
  * Issues are returned in document order; the walk never builds a path it does not report.
  */
-import { INVOICE_LIMITS as L } from './validation-fields.js';
+import { INVOICE_LIMITS as L, longerThan } from './validation-fields.js';
 import { pathOf, walkJson, type JsonNode } from './prohibited.js';
 import type { ValidationIssue } from './validation.js';
 
@@ -32,23 +32,6 @@ export const FIELD_MAX_LENGTH: Readonly<Record<string, number>> = {
   purpose: L.textMaxLength,
   comment: L.textMaxLength,
 };
-
-/** True when `s` has more than `max` characters (code points), counting no further than needed. */
-export function longerThan(s: string, max: number): boolean {
-  if (s.length <= max) return false;
-  if (s.length > 2 * max) return true;
-  let count = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    // A high surrogate followed by a low one is one character.
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) i++;
-    }
-    if (++count > max) return true;
-  }
-  return false;
-}
 
 function stringLimit(node: JsonNode): number {
   // An item's name (`items[i].name`) has its own, longer limit.
