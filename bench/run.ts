@@ -22,6 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { hostileScenarios } from './hostile-scenarios.js';
 import { ensureTemplate, listScenarios } from './list-scenarios.js';
 
 /** dist/bench/run.js or bench/run.ts: the repository is two levels or one level up. */
@@ -76,6 +77,8 @@ export const scenarios: Scenario[] = [
   { name: 'catalog', target: 'service', method: 'GET', path: '/api/v1/ref/catalog', headers: authHeaders },
   // List, search, read and create over BENCH_DOCS seeded documents (bench/list-scenarios.ts).
   ...listScenarios,
+  // The worst hostile bodies near 5 MB (issue 10): their p99 is the event loop one holds.
+  ...hostileScenarios,
 ];
 
 interface Row {

@@ -9,6 +9,8 @@ import type { DestinationStream } from 'pino';
 import pino from 'pino';
 import type { Config } from './config/config.js';
 import type { DatabaseHandle } from './db/database.js';
+import { registerInputGuard, registerJsonParser } from './http/input-guard.js';
+import { registerSchemaBounds } from './shared/schema-bounds.js';
 import { MAX_PARAM_LENGTH, onFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { authHook } from './http/auth.js';
 import { loggerOptions } from './http/logging.js';
@@ -145,14 +147,21 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       throw new ApiError('shutting_down', { details: 'the server is shutting down; retry on another instance', retry_after_sec: 1 }, { 'retry-after': '1' });
     }
   });
+  registerInputGuard(app);
+  registerJsonParser(app);
+  registerSchemaBounds(app);
   const methodGuard = trackRoutesForMethodNotAllowed(app);
   app.addSchema(ErrorBody);
 
   const metrics = createMetrics();
   registerRequestMetrics(app, metrics);
 
+  // CORS: only the service's own origin (its docs page) may read responses in a browser; the
+  // API is for servers (ERPs, CRMs, shops), so no other origin is granted (docs/security.md).
+  const allowedOrigin = new URL(config.publicUrl).origin;
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    reply.header('Access-Control-Allow-Origin', allowedOrigin);
   });
   await app.register(helmet, {
     // JSON API: nothing may be framed or loaded; the docs and the share and portal pages set their own CSP.

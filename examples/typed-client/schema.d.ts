@@ -227,11 +227,11 @@ export interface components {
             error: "invalid_json" | "invalid_content_type" | "invalid_query" | "invalid_request" | "validation_failed" | "prohibited_field" | "partial_update_not_supported" | "tenant_scope_not_resolved" | "seller_org_not_allowed" | "seller_org_over_tariff_limit" | "document_not_found" | "revision_not_found" | "not_found" | "method_not_allowed" | "public_id_conflict" | "public_id_mismatch" | "invalid_status_transition" | "document_locked" | "sending_restricted" | "idempotency_key_reused" | "idempotency_request_in_progress" | "revision_conflict" | "request_timeout" | "payload_too_large" | "rate_limited" | "internal_error" | "not_ready" | "render_queue_full" | "shutting_down" | "unauthorized";
             /** @description 401: api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. 429: the scope and window that refused, e.g. ip_per_sec, key_per_min, team_per_day. */
             code?: string;
-            /** @description Human-readable explanation; for field errors, every offending path. */
+            /** @description Human-readable explanation; for field errors, the offending paths (at most 100, see `errors_not_listed`). */
             details?: string;
             /** @description Every required path that is missing, e.g. `items[2].price`. */
             missing_fields?: string[];
-            /** @description Every field error of a refused write. */
+            /** @description The field errors of a refused write: the first 100 (the rest are counted in `errors_not_listed`). */
             errors?: ({
                 /** @description Path of the offending field. */
                 field: string;
@@ -242,13 +242,21 @@ export interface components {
             } & {
                 [key: string]: unknown;
             })[];
+            /**
+             * Format: int32
+             * @description How many further field errors `errors` leaves out (it lists at most 100); absent when it lists them all.
+             */
+            errors_not_listed?: number;
             /** @description The document concerned, when there is one. */
             document_public_id?: string;
             /** @description Kind of the document concerned (`invoice`). */
             document_kind?: string;
             /** @description In demo mode: the id of the published sample document. */
             demo_public_id?: string;
-            /** @description 429 only: seconds to wait before retrying. */
+            /**
+             * Format: int64
+             * @description 429 only: seconds to wait before retrying.
+             */
             retry_after_sec?: number;
             /** @description 500 only: the request id to quote to the operator. */
             request_id?: string;
@@ -379,7 +387,7 @@ export interface components {
                 }[];
             };
         };
-        /** @description The document. Additional properties are kept. Prohibited (400 prohibited_field, every path in `details`): seller_logo_url, seller_stamp_url, payment_qr_url, signers[].facsimile_url, manager.contact_qr_url, buyer_contact.contact_qr_url, any property ending in _url, _uri or _link, any string that is a whole http(s):// or data: URL, and base64 image data. */
+        /** @description The document. Additional properties are kept, each bounded (strings 2000 characters, property names 200, arrays 1000 entries, objects 200 properties, nesting 32 levels: 400 validation_failed). Service-owned fields (buyer_status, revision, team_id, status, totals, total, metadata, ...) are dropped with a `service_owned_field` warning each. Prohibited (400 prohibited_field, the first 100 paths in `errors` and `details`, `errors_not_listed` counting the rest): seller_logo_url, seller_stamp_url, payment_qr_url, signers[].facsimile_url, manager.contact_qr_url, buyer_contact.contact_qr_url, any property ending in _url, _uri or _link, any string that is a whole http(s):// or data: URL, and base64 image data. */
         InvoicePayload: {
             /** @description Client-supplied id, `^[A-Za-z0-9_-]{8,64}$`; generated when absent. Taken by any document: 409 public_id_conflict. */
             public_id?: string;
@@ -394,7 +402,7 @@ export interface components {
             currency: "RUB" | "USD" | "EUR" | "CNY" | "KZT" | "BYN";
             /** @description Default outgoing. */
             invoice_direction?: "incoming" | "outgoing";
-            /** @description The seller. Omitted kpp, address and bank requisites come from the organization. Additional properties are kept. */
+            /** @description The seller. Omitted kpp, address and bank requisites come from the organization. Additional properties are kept, bounded like every part of the document: strings 2000 characters, names 200, arrays 1000 entries, objects 200 properties, nesting 32 levels (400 validation_failed). */
             seller: {
                 /** @description Name; filled from the organization when omitted. */
                 name?: string;
@@ -417,7 +425,7 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
-            /** @description The buyer. Additional properties are kept. */
+            /** @description The buyer. Additional properties are kept, bounded like every part of the document: strings 2000 characters, names 200, arrays 1000 entries, objects 200 properties, nesting 32 levels (400 validation_failed). */
             buyer: {
                 /** @description Name. Required. */
                 name: string;
@@ -459,7 +467,20 @@ export interface components {
             information_system?: string;
             /** @description EDO participant id of the buyer; starts EDO synchronization. */
             buyer_edo_id?: string;
-            /** @description Notification recipients, each with an own share link. */
+            /**
+             * Format: date
+             * @description Payment due date.
+             */
+            due_date?: string;
+            /** @description Payment purpose. */
+            purpose?: string;
+            /** @description Comment shown on the document. */
+            comment?: string;
+            /** @description Basis (contract, order) shown on the document. */
+            basis?: string;
+            /** @description Custom title instead of "Счёт № N от DD.MM.YYYY". */
+            document_title?: string;
+            /** @description Notification recipients, each with an own share link; at most 50. */
             api_recipients?: ({
                 /** @description Address. */
                 email: string;
@@ -470,18 +491,45 @@ export interface components {
             } & {
                 [key: string]: unknown;
             })[];
-            /** @description Manager shown on the document. */
+            /** @description Manager shown on the document. Additional properties are kept, bounded like every part of the document: strings 2000 characters, names 200, arrays 1000 entries, objects 200 properties, nesting 32 levels (400 validation_failed). */
             manager?: {
+                /** @description Full name. */
+                name?: string;
+                /** @description Position. */
+                position?: string;
+                /** @description Phone. */
+                phone?: string;
+                /** @description E-mail. */
+                email?: string;
+            } & {
                 [key: string]: unknown;
             };
-            /** @description Buyer contact person. */
+            /** @description Buyer contact person. Additional properties are kept, bounded like every part of the document: strings 2000 characters, names 200, arrays 1000 entries, objects 200 properties, nesting 32 levels (400 validation_failed). */
             buyer_contact?: {
+                /** @description Full name. */
+                name?: string;
+                /** @description Position. */
+                position?: string;
+                /** @description Phone. */
+                phone?: string;
+                /** @description E-mail. */
+                email?: string;
+            } & {
                 [key: string]: unknown;
             };
-            /** @description Signers. */
-            signers?: {
+            /** @description Signers, at most 10. Additional properties are kept, bounded like every part of the document: strings 2000 characters, names 200, arrays 1000 entries, objects 200 properties, nesting 32 levels (400 validation_failed). */
+            signers?: ({
+                /** @description Full name. */
+                name?: string;
+                /** @description Position. */
+                position?: string;
+                /** @description Phone. */
+                phone?: string;
+                /** @description E-mail. */
+                email?: string;
+            } & {
                 [key: string]: unknown;
-            }[];
+            })[];
         } & {
             [key: string]: unknown;
         };
@@ -610,11 +658,20 @@ export interface components {
                 editor_mode?: string;
                 /** @description The caller’s information system, as sent. */
                 information_system?: string;
-                /** @description Ordinal of the kind within the package: 1. */
+                /**
+                 * Format: int64
+                 * @description Ordinal of the kind within the package: 1.
+                 */
                 kind_ordinal?: number;
-                /** @description Sort order within the package: 0. */
+                /**
+                 * Format: int64
+                 * @description Sort order within the package: 0.
+                 */
                 sort_order?: number;
-                /** @description Id of the API key that made the last API write. */
+                /**
+                 * Format: int64
+                 * @description Id of the API key that made the last API write.
+                 */
                 api_key_id?: number;
                 /** @description True when the payload set `document_title`. */
                 title_is_custom?: boolean;
@@ -640,7 +697,10 @@ export interface components {
                 api_key_name?: string;
                 /** @description Host header of the last API write. */
                 api_request_host?: string;
-                /** @description Revision number, 1 on create, +1 per update (the ETag). */
+                /**
+                 * Format: int64
+                 * @description Revision number, 1 on create, +1 per update (the ETag).
+                 */
                 revision?: number;
                 /** @description First open by the buyer or a recipient. */
                 viewed_at?: string | null;
@@ -700,7 +760,10 @@ export interface components {
                     operator: string;
                     /** @description Id of the send job: the operator’s idempotency key, the same on every retry. */
                     job_id: string;
-                    /** @description The document revision that was sent. */
+                    /**
+                     * Format: int64
+                     * @description The document revision that was sent.
+                     */
                     revision: number;
                     /** @description Sender: the seller organization’s EDO participant id. */
                     seller_edo_id: string | null;
@@ -708,9 +771,15 @@ export interface components {
                     buyer_edo_id: string;
                     /** @description The operator’s id of the sent document, once it took it. */
                     operator_document_id: string | null;
-                    /** @description Send attempts made so far. */
+                    /**
+                     * Format: int64
+                     * @description Send attempts made so far.
+                     */
                     attempts: number;
-                    /** @description Attempts made before the send is given up as `failed`. */
+                    /**
+                     * Format: int64
+                     * @description Attempts made before the send is given up as `failed`.
+                     */
                     max_attempts: number;
                     /** @description While `queued`: when the next attempt is due (UTC); null otherwise. */
                     next_attempt_at: string | null;
@@ -817,9 +886,15 @@ export interface components {
                 package_public_id: string;
                 /** @description Legacy id (the public id). */
                 legacy_invoice_public_id: string;
-                /** @description 1. */
+                /**
+                 * Format: int64
+                 * @description 1.
+                 */
                 kind_ordinal: number;
-                /** @description 0. */
+                /**
+                 * Format: int64
+                 * @description 0.
+                 */
                 sort_order: number;
                 /** @description True when the payload set `document_title`. */
                 title_is_custom: boolean;
@@ -832,13 +907,25 @@ export interface components {
                 document_kind: string;
                 /** @description True when `notify_recipients` or `send_notifications` was true. */
                 requested: boolean;
-                /** @description The document revision these e-mails were sent for. */
+                /**
+                 * Format: int64
+                 * @description The document revision these e-mails were sent for.
+                 */
                 revision?: number;
-                /** @description E-mails planned: one per recipient, malformed addresses included. */
+                /**
+                 * Format: int64
+                 * @description E-mails planned: one per recipient, malformed addresses included.
+                 */
                 planned_count: number;
-                /** @description E-mails delivered. */
+                /**
+                 * Format: int64
+                 * @description E-mails delivered.
+                 */
                 sent_count: number;
-                /** @description E-mails not delivered (failed, blocked or waiting for a retry). */
+                /**
+                 * Format: int64
+                 * @description E-mails not delivered (failed, blocked or waiting for a retry).
+                 */
                 failed_count: number;
                 /** @description Addresses delivered to. */
                 sent_to: string[];
@@ -852,7 +939,10 @@ export interface components {
                     code?: string;
                     /** @description `retrying` (queued for another attempt), `sending` (an attempt is under way), `failed` (final: no more attempts) or `blocked` (stopped by a gate, never sent). */
                     state?: string;
-                    /** @description Delivery attempts made so far. */
+                    /**
+                     * Format: int64
+                     * @description Delivery attempts made so far.
+                     */
                     attempts?: number;
                     /** @description When `retrying`: the time of the next attempt (UTC). */
                     next_attempt_at?: string;
@@ -867,13 +957,25 @@ export interface components {
                 mail_runtime: {
                     /** @description `smtp` (SMTP_URL), `eml_file` (no SMTP_URL: written to the outbox directory, counts as sent) or `none`. */
                     transport: string;
-                    /** @description Time spent on the delivery attempt this outcome reports. */
+                    /**
+                     * Format: int64
+                     * @description Time spent on the delivery attempt this outcome reports.
+                     */
                     duration_ms: number;
-                    /** @description E-mails of this outcome waiting in the retry queue. */
+                    /**
+                     * Format: int64
+                     * @description E-mails of this outcome waiting in the retry queue.
+                     */
                     retry_queue: number;
-                    /** @description Upper bound of one delivery attempt. */
+                    /**
+                     * Format: int64
+                     * @description Upper bound of one delivery attempt.
+                     */
                     attempt_timeout_ms?: number;
-                    /** @description Attempts made before a delivery is given up. */
+                    /**
+                     * Format: int64
+                     * @description Attempts made before a delivery is given up.
+                     */
                     max_attempts?: number;
                 } & {
                     [key: string]: unknown;
@@ -906,7 +1008,10 @@ export interface components {
                 document_public_id: string;
                 /** @description Kind of the document: `invoice`. */
                 document_kind: string;
-                /** @description Id of the API key of this request (0 for the demo token). */
+                /**
+                 * Format: int64
+                 * @description Id of the API key of this request (0 for the demo token).
+                 */
                 key_id: number;
                 /** @description Name of the API key of this request. */
                 key_name: string;
@@ -914,7 +1019,10 @@ export interface components {
                 request_host: string;
                 /** @description Id of this request (also in X-Request-Id). */
                 request_id: string;
-                /** @description Revision of the document after this request. */
+                /**
+                 * Format: int64
+                 * @description Revision of the document after this request.
+                 */
                 revision: number;
                 /** @description ETag of the document after this request; send it in If-Match to update safely. */
                 etag: string;
@@ -937,7 +1045,10 @@ export interface components {
                 currency: string;
                 /** @description True when prices include VAT (VAT extracted), false when VAT is added on top. */
                 prices_include_vat: boolean;
-                /** @description Number of lines. */
+                /**
+                 * Format: int64
+                 * @description Number of lines.
+                 */
                 items_count: number;
                 /** @description total in kopecks (cents), digits only, as in the payment QR `Sum`. Exact: the PDF prints from it. */
                 total_minor_units: string;
@@ -966,7 +1077,10 @@ export interface components {
                 }[];
                 /** @description Per-line amounts. */
                 lines: {
-                    /** @description Line number, from 1. */
+                    /**
+                     * Format: int64
+                     * @description Line number, from 1.
+                     */
                     line: number;
                     /** @description qty × price, rounded half-up to kopecks. */
                     amount: number;
@@ -1148,11 +1262,20 @@ export interface components {
                 editor_mode?: string;
                 /** @description The caller’s information system, as sent. */
                 information_system?: string;
-                /** @description Ordinal of the kind within the package: 1. */
+                /**
+                 * Format: int64
+                 * @description Ordinal of the kind within the package: 1.
+                 */
                 kind_ordinal?: number;
-                /** @description Sort order within the package: 0. */
+                /**
+                 * Format: int64
+                 * @description Sort order within the package: 0.
+                 */
                 sort_order?: number;
-                /** @description Id of the API key that made the last API write. */
+                /**
+                 * Format: int64
+                 * @description Id of the API key that made the last API write.
+                 */
                 api_key_id?: number;
                 /** @description True when the payload set `document_title`. */
                 title_is_custom?: boolean;
@@ -1178,7 +1301,10 @@ export interface components {
                 api_key_name?: string;
                 /** @description Host header of the last API write. */
                 api_request_host?: string;
-                /** @description Revision number, 1 on create, +1 per update (the ETag). */
+                /**
+                 * Format: int64
+                 * @description Revision number, 1 on create, +1 per update (the ETag).
+                 */
                 revision?: number;
                 /** @description First open by the buyer or a recipient. */
                 viewed_at?: string | null;
@@ -1238,7 +1364,10 @@ export interface components {
                     operator: string;
                     /** @description Id of the send job: the operator’s idempotency key, the same on every retry. */
                     job_id: string;
-                    /** @description The document revision that was sent. */
+                    /**
+                     * Format: int64
+                     * @description The document revision that was sent.
+                     */
                     revision: number;
                     /** @description Sender: the seller organization’s EDO participant id. */
                     seller_edo_id: string | null;
@@ -1246,9 +1375,15 @@ export interface components {
                     buyer_edo_id: string;
                     /** @description The operator’s id of the sent document, once it took it. */
                     operator_document_id: string | null;
-                    /** @description Send attempts made so far. */
+                    /**
+                     * Format: int64
+                     * @description Send attempts made so far.
+                     */
                     attempts: number;
-                    /** @description Attempts made before the send is given up as `failed`. */
+                    /**
+                     * Format: int64
+                     * @description Attempts made before the send is given up as `failed`.
+                     */
                     max_attempts: number;
                     /** @description While `queued`: when the next attempt is due (UTC); null otherwise. */
                     next_attempt_at: string | null;
@@ -1355,9 +1490,15 @@ export interface components {
                 package_public_id: string;
                 /** @description Legacy id (the public id). */
                 legacy_invoice_public_id: string;
-                /** @description 1. */
+                /**
+                 * Format: int64
+                 * @description 1.
+                 */
                 kind_ordinal: number;
-                /** @description 0. */
+                /**
+                 * Format: int64
+                 * @description 0.
+                 */
                 sort_order: number;
                 /** @description True when the payload set `document_title`. */
                 title_is_custom: boolean;
@@ -1370,13 +1511,25 @@ export interface components {
                 document_kind: string;
                 /** @description True when `notify_recipients` or `send_notifications` was true. */
                 requested: boolean;
-                /** @description The document revision these e-mails were sent for. */
+                /**
+                 * Format: int64
+                 * @description The document revision these e-mails were sent for.
+                 */
                 revision?: number;
-                /** @description E-mails planned: one per recipient, malformed addresses included. */
+                /**
+                 * Format: int64
+                 * @description E-mails planned: one per recipient, malformed addresses included.
+                 */
                 planned_count: number;
-                /** @description E-mails delivered. */
+                /**
+                 * Format: int64
+                 * @description E-mails delivered.
+                 */
                 sent_count: number;
-                /** @description E-mails not delivered (failed, blocked or waiting for a retry). */
+                /**
+                 * Format: int64
+                 * @description E-mails not delivered (failed, blocked or waiting for a retry).
+                 */
                 failed_count: number;
                 /** @description Addresses delivered to. */
                 sent_to: string[];
@@ -1390,7 +1543,10 @@ export interface components {
                     code?: string;
                     /** @description `retrying` (queued for another attempt), `sending` (an attempt is under way), `failed` (final: no more attempts) or `blocked` (stopped by a gate, never sent). */
                     state?: string;
-                    /** @description Delivery attempts made so far. */
+                    /**
+                     * Format: int64
+                     * @description Delivery attempts made so far.
+                     */
                     attempts?: number;
                     /** @description When `retrying`: the time of the next attempt (UTC). */
                     next_attempt_at?: string;
@@ -1405,13 +1561,25 @@ export interface components {
                 mail_runtime: {
                     /** @description `smtp` (SMTP_URL), `eml_file` (no SMTP_URL: written to the outbox directory, counts as sent) or `none`. */
                     transport: string;
-                    /** @description Time spent on the delivery attempt this outcome reports. */
+                    /**
+                     * Format: int64
+                     * @description Time spent on the delivery attempt this outcome reports.
+                     */
                     duration_ms: number;
-                    /** @description E-mails of this outcome waiting in the retry queue. */
+                    /**
+                     * Format: int64
+                     * @description E-mails of this outcome waiting in the retry queue.
+                     */
                     retry_queue: number;
-                    /** @description Upper bound of one delivery attempt. */
+                    /**
+                     * Format: int64
+                     * @description Upper bound of one delivery attempt.
+                     */
                     attempt_timeout_ms?: number;
-                    /** @description Attempts made before a delivery is given up. */
+                    /**
+                     * Format: int64
+                     * @description Attempts made before a delivery is given up.
+                     */
                     max_attempts?: number;
                 } & {
                     [key: string]: unknown;
@@ -1444,7 +1612,10 @@ export interface components {
                 document_public_id: string;
                 /** @description Kind of the document: `invoice`. */
                 document_kind: string;
-                /** @description Id of the API key of this request (0 for the demo token). */
+                /**
+                 * Format: int64
+                 * @description Id of the API key of this request (0 for the demo token).
+                 */
                 key_id: number;
                 /** @description Name of the API key of this request. */
                 key_name: string;
@@ -1452,7 +1623,10 @@ export interface components {
                 request_host: string;
                 /** @description Id of this request (also in X-Request-Id). */
                 request_id: string;
-                /** @description Revision of the document after this request. */
+                /**
+                 * Format: int64
+                 * @description Revision of the document after this request.
+                 */
                 revision: number;
                 /** @description ETag of the document after this request; send it in If-Match to update safely. */
                 etag: string;
@@ -1475,7 +1649,10 @@ export interface components {
                 currency: string;
                 /** @description True when prices include VAT (VAT extracted), false when VAT is added on top. */
                 prices_include_vat: boolean;
-                /** @description Number of lines. */
+                /**
+                 * Format: int64
+                 * @description Number of lines.
+                 */
                 items_count: number;
                 /** @description total in kopecks (cents), digits only, as in the payment QR `Sum`. Exact: the PDF prints from it. */
                 total_minor_units: string;
@@ -1504,7 +1681,10 @@ export interface components {
                 }[];
                 /** @description Per-line amounts. */
                 lines: {
-                    /** @description Line number, from 1. */
+                    /**
+                     * Format: int64
+                     * @description Line number, from 1.
+                     */
                     line: number;
                     /** @description qty × price, rounded half-up to kopecks. */
                     amount: number;
@@ -1568,11 +1748,20 @@ export interface components {
              * @enum {boolean}
              */
             ok: true;
-            /** @description Number of documents matching the filters (all pages). */
+            /**
+             * Format: int64
+             * @description Number of documents matching the filters (all pages).
+             */
             total: number;
-            /** @description Page size used. */
+            /**
+             * Format: int64
+             * @description Page size used.
+             */
             limit: number;
-            /** @description Offset used. */
+            /**
+             * Format: int64
+             * @description Offset used.
+             */
             offset: number;
             /** @description Ordered by date descending, then creation descending. */
             items: {
@@ -1725,7 +1914,16 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description IETF RateLimit: the remaining quota of the tightest policy, e.g. `"key-sec";r=3;t=1`. */
+        RateLimit: string;
+        /** @description IETF RateLimit-Policy: the policies that apply, e.g. `"key-sec";q=5;w=1`. */
+        "RateLimit-Policy": string;
+        /** @description Seconds to wait before retrying. */
+        "Retry-After": number;
+        /** @description CORS: always the service's own origin (the origin of INVOICING_PUBLIC_URL); no other web origin may read responses. */
+        "Access-Control-Allow-Origin": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1742,6 +1940,9 @@ export interface operations {
             /** @description The OpenAPI 3.1 document. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1753,6 +1954,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1773,6 +1978,9 @@ export interface operations {
             /** @description The OpenAPI 3.1 document as YAML. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1782,6 +1990,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1802,6 +2014,9 @@ export interface operations {
             /** @description The service is up. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1819,6 +2034,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1839,6 +2058,9 @@ export interface operations {
             /** @description The service is up. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1856,6 +2078,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1865,6 +2091,9 @@ export interface operations {
             /** @description Not ready: `not_ready`. */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1885,6 +2114,9 @@ export interface operations {
             /** @description Prometheus exposition format. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1894,6 +2126,9 @@ export interface operations {
             /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1903,6 +2138,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1923,6 +2162,9 @@ export interface operations {
             /** @description The catalog of the team. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1932,6 +2174,9 @@ export interface operations {
             /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1941,6 +2186,9 @@ export interface operations {
             /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed` or `seller_org_over_tariff_limit`. */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1950,6 +2198,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1959,6 +2211,9 @@ export interface operations {
             /** @description Internal error: only `internal_error` and `request_id`; the detail is in the service log. */
             500: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1970,7 +2225,7 @@ export interface operations {
     listInvoices: {
         parameters: {
             query?: {
-                /** @description Case-insensitive substring of the number, seller or buyer name or INN. */
+                /** @description Case-insensitive substring of the number, seller or buyer name or INN. No control characters (400 invalid_query). */
                 q?: string;
                 /** @description Documents dated on or after this date (inclusive). */
                 date_from?: string;
@@ -1978,9 +2233,9 @@ export interface operations {
                 date_to?: string;
                 /** @description Only documents modified at or after this instant (ISO 8601 date-time), for integrators that sync. */
                 updated_since?: string;
-                /** @description Page size, 1–200. */
+                /** @description Page size, 1–200, decimal digits only (`0x10`, `1e3`, `+5` are 400 invalid_query). */
                 limit?: number;
-                /** @description Items to skip. */
+                /** @description Items to skip, 0–10,000,000, decimal digits only. */
                 offset?: number;
             };
             header?: never;
@@ -1992,6 +2247,9 @@ export interface operations {
             /** @description A page of documents. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2001,6 +2259,9 @@ export interface operations {
             /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field` or `partial_update_not_supported`. */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2010,6 +2271,9 @@ export interface operations {
             /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2019,6 +2283,9 @@ export interface operations {
             /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed` or `seller_org_over_tariff_limit`. */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2028,6 +2295,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2037,6 +2308,9 @@ export interface operations {
             /** @description Internal error: only `internal_error` and `request_id`; the detail is in the service log. */
             500: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2090,6 +2364,9 @@ export interface operations {
             /** @description Created. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2099,6 +2376,9 @@ export interface operations {
             /** @description Created; some planned e-mails were not sent (see `notifications`). */
             207: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2108,6 +2388,9 @@ export interface operations {
             /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field` or `partial_update_not_supported`. */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2117,6 +2400,9 @@ export interface operations {
             /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2126,6 +2412,9 @@ export interface operations {
             /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed` or `seller_org_over_tariff_limit`. */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2135,6 +2424,9 @@ export interface operations {
             /** @description Conflict: `public_id_conflict`, `public_id_mismatch`, `invalid_status_transition`, `document_locked`, `sending_restricted`, `idempotency_key_reused`, `idempotency_request_in_progress` or `revision_conflict`. */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2144,6 +2436,9 @@ export interface operations {
             /** @description The JSON body is larger than 5 MB: `payload_too_large`. */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2153,6 +2448,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2162,6 +2461,9 @@ export interface operations {
             /** @description Internal error: only `internal_error` and `request_id`; the detail is in the service log. */
             500: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2175,7 +2477,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Document public id. */
+                /** @description Document public id (no control characters: 400 invalid_request). */
                 public_id: string;
             };
             cookie?: never;
@@ -2185,6 +2487,9 @@ export interface operations {
             /** @description The document. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2194,6 +2499,9 @@ export interface operations {
             /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2203,6 +2511,9 @@ export interface operations {
             /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed` or `seller_org_over_tariff_limit`. */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2212,6 +2523,9 @@ export interface operations {
             /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) or `not_found` for an unknown route. */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2221,6 +2535,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2230,6 +2548,9 @@ export interface operations {
             /** @description Internal error: only `internal_error` and `request_id`; the detail is in the service log. */
             500: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2246,7 +2567,7 @@ export interface operations {
                 "if-match"?: string;
             };
             path: {
-                /** @description Document public id. */
+                /** @description Document public id (no control characters: 400 invalid_request). */
                 public_id: string;
             };
             cookie?: never;
@@ -2275,6 +2596,9 @@ export interface operations {
             /** @description Updated. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2284,6 +2608,9 @@ export interface operations {
             /** @description Updated; some planned e-mails were not sent. */
             207: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2293,6 +2620,9 @@ export interface operations {
             /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field` or `partial_update_not_supported`. */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2302,6 +2632,9 @@ export interface operations {
             /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2311,6 +2644,9 @@ export interface operations {
             /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed` or `seller_org_over_tariff_limit`. */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2320,6 +2656,9 @@ export interface operations {
             /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) or `not_found` for an unknown route. */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2329,6 +2668,9 @@ export interface operations {
             /** @description Conflict: `public_id_conflict`, `public_id_mismatch`, `invalid_status_transition`, `document_locked`, `sending_restricted`, `idempotency_key_reused`, `idempotency_request_in_progress` or `revision_conflict`. */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2338,6 +2680,9 @@ export interface operations {
             /** @description The JSON body is larger than 5 MB: `payload_too_large`. */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2347,6 +2692,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2356,6 +2705,9 @@ export interface operations {
             /** @description Internal error: only `internal_error` and `request_id`; the detail is in the service log. */
             500: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2374,7 +2726,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Document public id. */
+                /** @description Document public id (no control characters: 400 invalid_request). */
                 public_id: string;
             };
             cookie?: never;
@@ -2384,6 +2736,9 @@ export interface operations {
             /** @description A page of revisions. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2393,6 +2748,9 @@ export interface operations {
             /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field` or `partial_update_not_supported`. */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2402,6 +2760,9 @@ export interface operations {
             /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2411,6 +2772,9 @@ export interface operations {
             /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed` or `seller_org_over_tariff_limit`. */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2420,6 +2784,9 @@ export interface operations {
             /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) or `not_found` for an unknown route. */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2429,6 +2796,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2438,6 +2809,9 @@ export interface operations {
             /** @description Internal error: only `internal_error` and `request_id`; the detail is in the service log. */
             500: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2463,6 +2837,9 @@ export interface operations {
             /** @description The revision. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2472,6 +2849,9 @@ export interface operations {
             /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field` or `partial_update_not_supported`. */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2481,6 +2861,9 @@ export interface operations {
             /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2490,6 +2873,9 @@ export interface operations {
             /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed` or `seller_org_over_tariff_limit`. */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2499,6 +2885,9 @@ export interface operations {
             /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) or `not_found` for an unknown route. */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2508,6 +2897,10 @@ export interface operations {
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2517,6 +2910,9 @@ export interface operations {
             /** @description Internal error: only `internal_error` and `request_id`; the detail is in the service log. */
             500: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {

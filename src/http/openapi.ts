@@ -38,6 +38,74 @@ headers, e.g. \`RateLimit-Policy: "key-sec";q=5;w=1\` and \`RateLimit: "key-sec"
 **Limits.** JSON bodies up to 5 MB (5,242,880 bytes); above: 413 \`payload_too_large\`. Every response carries
 \`X-Request-Id\` (yours when you send a sane one).`;
 
+/** The environment a server description names (OWASP API9: every server states its audience and environment). */
+export function serverDescription(publicUrl: string): string {
+  const host = new URL(publicUrl).hostname;
+  const local = host === 'localhost' || host === '127.0.0.1' || host === '::1' || host === '[::1]' || host.endsWith('.localhost');
+  return local
+    ? 'This service: a local development instance (INVOICING_PUBLIC_URL not set), for integrators testing against it.'
+    : 'This service: the production deployment at INVOICING_PUBLIC_URL, for external integrators.';
+}
+
+const RATE_LIMIT_HEADERS = {
+  RateLimit: {
+    description: 'IETF RateLimit: the remaining quota of the tightest policy, e.g. `"key-sec";r=3;t=1`.',
+    schema: { type: 'string', maxLength: 200 },
+  },
+  'RateLimit-Policy': {
+    description: 'IETF RateLimit-Policy: the policies that apply, e.g. `"key-sec";q=5;w=1`.',
+    schema: { type: 'string', maxLength: 1000 },
+  },
+} as const;
+
+const CORS_HEADER = {
+  description: "CORS: always the service's own origin (the origin of INVOICING_PUBLIC_URL); no other web origin may read responses.",
+  schema: { type: 'string', format: 'uri', maxLength: 2048 },
+} as const;
+
+const RETRY_AFTER_HEADER = {
+  description: 'Seconds to wait before retrying.',
+  schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 86_400 },
+} as const;
+
+type OpenApiObject = {
+  paths?: Record<string, Record<string, { responses?: Record<string, { headers?: Record<string, unknown> }> }>>;
+  components?: Record<string, unknown>;
+};
+
+/**
+ * Every response carries the RateLimit headers (the limiter's onSend hook sets them on all
+ * responses) and Access-Control-Allow-Origin (app.ts), and a 429 Retry-After: declared here once, for every
+ * route, as references to `components.headers`, so a new route is described right without
+ * anyone remembering to.
+ */
+export function declareResponseHeaders(doc: OpenApiObject): OpenApiObject {
+  doc.components = {
+    ...doc.components,
+    headers: {
+      ...(doc.components?.headers as Record<string, unknown> | undefined),
+      ...RATE_LIMIT_HEADERS,
+      'Retry-After': RETRY_AFTER_HEADER,
+      'Access-Control-Allow-Origin': CORS_HEADER,
+    },
+  };
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const operation of Object.values(item)) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const headers: Record<string, unknown> = {
+          ...response.headers,
+          RateLimit: { $ref: '#/components/headers/RateLimit' },
+          'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+          'Access-Control-Allow-Origin': { $ref: '#/components/headers/Access-Control-Allow-Origin' },
+        };
+        if (status === '429') headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+        response.headers = headers;
+      }
+    }
+  }
+  return doc;
+}
+
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -47,7 +115,8 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         version: '1.0.0',
         description: DESCRIPTION.replaceAll('{DEMO_TOKEN}', config.demoToken).replaceAll('{DEMO_PUBLIC_ID}', config.demoPublicId),
       },
-      servers: [{ url: config.publicUrl, description: 'This service' }],
+      // x-internal: false: the audience is external integrators (OWASP API9).
+      servers: [{ url: config.publicUrl, description: serverDescription(config.publicUrl), ...{ 'x-internal': false } }],
       tags: [
         { name: 'invoices', description: 'Create, fully update, read and list invoices.' },
         { name: 'reference', description: 'Reference catalog of the team.' },
@@ -67,6 +136,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         },
       },
     },
+    transformObject: (document) => declareResponseHeaders((document as { openapiObject: OpenApiObject }).openapiObject) as never,
     refResolver: {
       // Components are named after the schemas' $id instead of def-0, def-1, …
       buildLocalReference(json, _baseUri, _fragment, i) {

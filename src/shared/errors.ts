@@ -67,6 +67,7 @@ export interface ErrorBody {
   retry_after_sec?: number;
   request_id?: string;
   errors?: Array<{ field: string; code: string; message: string }>;
+  errors_not_listed?: number;
 }
 
 export class ApiError extends Error {

@@ -27,7 +27,13 @@ export const ErrorBody = Type.Object(
           '401: api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. 429: the scope and window that refused, e.g. ip_per_sec, key_per_min, team_per_day.',
       }),
     ),
-    details: Type.Optional(Type.String({ description: 'Human-readable explanation; for field errors, every offending path.' })),
+    details: Type.Optional(
+      Type.String({
+        // 100 paths of at most 32 segments of at most ~106 characters each (names are cut at 100).
+        maxLength: 400_000,
+        description: 'Human-readable explanation; for field errors, the offending paths (at most 100, see `errors_not_listed`).',
+      }),
+    ),
     missing_fields: Type.Optional(
       Type.Array(Type.String(), { description: 'Every required path that is missing, e.g. `items[2].price`.' }),
     ),
@@ -41,8 +47,16 @@ export const ErrorBody = Type.Object(
           },
           { additionalProperties: true },
         ),
-        { description: 'Every field error of a refused write.' },
+        { maxItems: 100, description: 'The field errors of a refused write: the first 100 (the rest are counted in `errors_not_listed`).' },
       ),
+    ),
+    errors_not_listed: Type.Optional(
+      Type.Integer({
+        format: 'int32',
+        minimum: 1,
+        maximum: 2_147_483_647,
+        description: 'How many further field errors `errors` leaves out (it lists at most 100); absent when it lists them all.',
+      }),
     ),
     document_public_id: Type.Optional(Type.String({ description: 'The document concerned, when there is one.' })),
     document_kind: Type.Optional(Type.String({ description: 'Kind of the document concerned (`invoice`).' })),

@@ -8,33 +8,53 @@ import { Type, type Static } from '@sinclair/typebox';
 import { CURRENCY_CODES } from '../../shared/reference.js';
 import { ref } from '../../shared/schemas.js';
 import { InvoiceStatus } from './invoice.schemas.js';
+import { FIELD_MAX_LENGTH } from './bounds.js';
+import { INVOICE_LIMITS as L } from './validation-fields.js';
+
+/** A member of the free-form objects (manager, buyer_contact, signers): bounded as bounds.ts checks it. */
+const contactFields = {
+  name: Type.Optional(Type.String({ maxLength: FIELD_MAX_LENGTH.name, description: 'Full name.' })),
+  position: Type.Optional(Type.String({ maxLength: FIELD_MAX_LENGTH.position, description: 'Position.' })),
+  phone: Type.Optional(Type.String({ maxLength: FIELD_MAX_LENGTH.phone, description: 'Phone.' })),
+  email: Type.Optional(Type.String({ maxLength: FIELD_MAX_LENGTH.email, description: 'E-mail.' })),
+};
+const EXTRA_NOTE = `Additional properties are kept, bounded like every part of the document: strings ${L.anyStringMaxLength} characters, names ${L.keyMaxLength}, arrays ${L.anyArrayMaxItems} entries, objects ${L.objectMaxProperties} properties, nesting ${L.maxDepth} levels (400 validation_failed).`;
+const REQUISITE = { maxLength: L.requisiteMaxLength };
 
 const S = (description: string, extra: object = {}) => Type.String({ description, ...extra });
 
 const partyFields = {
   name: Type.Optional(S('Name.', { maxLength: 500 })),
-  inn: Type.Optional(S('INN, 10 or 12 digits (a wrong checksum is a warning, not a refusal).')),
-  kpp: Type.Optional(S('KPP, 9 characters.')),
-  email: Type.Optional(S('E-mail.')),
+  inn: Type.Optional(S('INN, 10 or 12 digits (a wrong checksum is a warning, not a refusal).', REQUISITE)),
+  kpp: Type.Optional(S('KPP, 9 characters.', REQUISITE)),
+  email: Type.Optional(S('E-mail.', { maxLength: L.emailMaxLength })),
   address: Type.Optional(S('Address.', { maxLength: 1000 })),
 };
 
 export const SellerParty = Type.Object(
   {
     ...partyFields,
-    inn: S('INN. Required: it must match an active organization of the team (403 seller_org_not_allowed).'),
+    inn: S('INN. Required: it must match an active organization of the team (403 seller_org_not_allowed).', REQUISITE),
     name: Type.Optional(S('Name; filled from the organization when omitted.', { maxLength: 500 })),
-    bank_name: Type.Optional(S('Bank name. The bank set is filled from the organization’s default account when omitted.')),
-    bik: Type.Optional(S('BIK, 9 digits.')),
-    account: Type.Optional(S('Settlement account, 20 digits (its control key is checked against the BIK).')),
-    corr_account: Type.Optional(S('Correspondent account, 20 digits.')),
+    bank_name: Type.Optional(S('Bank name. The bank set is filled from the organization’s default account when omitted.', { maxLength: L.bankNameMaxLength })),
+    bik: Type.Optional(S('BIK, 9 digits.', REQUISITE)),
+    account: Type.Optional(S('Settlement account, 20 digits (its control key is checked against the BIK).', REQUISITE)),
+    corr_account: Type.Optional(S('Correspondent account, 20 digits.', REQUISITE)),
   },
-  { additionalProperties: true, description: 'The seller. Omitted kpp, address and bank requisites come from the organization. Additional properties are kept.' },
+  {
+    additionalProperties: true,
+    maxProperties: L.objectMaxProperties,
+    description: `The seller. Omitted kpp, address and bank requisites come from the organization. ${EXTRA_NOTE}`,
+  },
 );
 
 export const BuyerParty = Type.Object(
-  { ...partyFields, name: S('Name. Required.', { maxLength: 500 }), email: Type.Optional(S('E-mail: the default notification recipient.')) },
-  { additionalProperties: true, description: 'The buyer. Additional properties are kept.' },
+  {
+    ...partyFields,
+    name: S('Name. Required.', { maxLength: 500 }),
+    email: Type.Optional(S('E-mail: the default notification recipient.', { maxLength: L.emailMaxLength })),
+  },
+  { additionalProperties: true, maxProperties: L.objectMaxProperties, description: `The buyer. ${EXTRA_NOTE}` },
 );
 
 export const InvoiceItem = Type.Object(
@@ -49,13 +69,20 @@ export const InvoiceItem = Type.Object(
       }),
     ),
   },
-  { additionalProperties: true, description: 'A line of the document. Additional properties are kept.' },
+  {
+    additionalProperties: true,
+    maxProperties: L.objectMaxProperties,
+    description: `A line of the document. The computed amounts (line, line_no, amount, net, vat, gross) are the service's: sent here they are dropped with a service_owned_field warning. ${EXTRA_NOTE}`,
+  },
 );
 
 export const InvoicePayload = Type.Object(
   {
     public_id: Type.Optional(
-      S('Client-supplied id, `^[A-Za-z0-9_-]{8,64}$`; generated when absent. Taken by any document: 409 public_id_conflict.'),
+      S('Client-supplied id, `^[A-Za-z0-9_-]{8,64}$`; generated when absent. Taken by any document: 409 public_id_conflict.', {
+        pattern: '^[A-Za-z0-9_-]{8,64}$',
+        maxLength: 64,
+      }),
     ),
     number: S('Invoice number. Required.', { maxLength: 64 }),
     date: S('Invoice date, a real calendar date. Required.', { format: 'date' }),
@@ -75,26 +102,45 @@ export const InvoicePayload = Type.Object(
     ),
     public_share_enabled: Type.Optional(Type.Boolean({ description: 'Default true; false turns the share links off.' })),
     show_payment_qr: Type.Optional(Type.Boolean({ description: 'Default true.' })),
-    information_system: Type.Optional(S('Name of the calling system, kept in metadata.')),
-    buyer_edo_id: Type.Optional(S('EDO participant id of the buyer; starts EDO synchronization.')),
+    information_system: Type.Optional(S('Name of the calling system, kept in metadata.', { maxLength: L.informationSystemMaxLength })),
+    buyer_edo_id: Type.Optional(S('EDO participant id of the buyer; starts EDO synchronization.', { maxLength: L.buyerEdoIdMaxLength })),
+    due_date: Type.Optional(S('Payment due date.', { format: 'date', maxLength: 10 })),
+    purpose: Type.Optional(S('Payment purpose.', { maxLength: L.textMaxLength })),
+    comment: Type.Optional(S('Comment shown on the document.', { maxLength: L.textMaxLength })),
+    basis: Type.Optional(S('Basis (contract, order) shown on the document.', { maxLength: FIELD_MAX_LENGTH.basis })),
+    document_title: Type.Optional(S('Custom title instead of "Счёт № N от DD.MM.YYYY".', { maxLength: FIELD_MAX_LENGTH.document_title })),
     api_recipients: Type.Optional(
       Type.Array(
         Type.Object(
-          { email: S('Address.'), name: Type.Optional(S('Name.')), position: Type.Optional(S('Position.')) },
-          { additionalProperties: true },
+          {
+            email: S('Address.', { maxLength: L.emailMaxLength }),
+            name: Type.Optional(S('Name.', { maxLength: L.recipientFieldMaxLength })),
+            position: Type.Optional(S('Position.', { maxLength: L.recipientFieldMaxLength })),
+          },
+          { additionalProperties: true, maxProperties: L.objectMaxProperties },
         ),
-        { description: 'Notification recipients, each with an own share link.' },
+        { maxItems: L.recipientsMax, description: `Notification recipients, each with an own share link; at most ${L.recipientsMax}.` },
       ),
     ),
-    manager: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Manager shown on the document.' })),
-    buyer_contact: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Buyer contact person.' })),
-    signers: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'Signers.' })),
+    manager: Type.Optional(
+      Type.Object(contactFields, { additionalProperties: true, maxProperties: L.objectMaxProperties, description: `Manager shown on the document. ${EXTRA_NOTE}` }),
+    ),
+    buyer_contact: Type.Optional(
+      Type.Object(contactFields, { additionalProperties: true, maxProperties: L.objectMaxProperties, description: `Buyer contact person. ${EXTRA_NOTE}` }),
+    ),
+    signers: Type.Optional(
+      Type.Array(Type.Object(contactFields, { additionalProperties: true, maxProperties: L.objectMaxProperties }), {
+        maxItems: L.signersMax,
+        description: `Signers, at most ${L.signersMax}. ${EXTRA_NOTE}`,
+      }),
+    ),
   },
   {
     $id: 'InvoicePayload',
     additionalProperties: true,
+    maxProperties: L.objectMaxProperties,
     description:
-      'The document. Additional properties are kept. Prohibited (400 prohibited_field, every path in `details`): seller_logo_url, seller_stamp_url, payment_qr_url, signers[].facsimile_url, manager.contact_qr_url, buyer_contact.contact_qr_url, any property ending in _url, _uri or _link, any string that is a whole http(s):// or data: URL, and base64 image data.',
+      'The document. Additional properties are kept, each bounded (strings 2000 characters, property names 200, arrays 1000 entries, objects 200 properties, nesting 32 levels: 400 validation_failed). Service-owned fields (buyer_status, revision, team_id, status, totals, total, metadata, ...) are dropped with a `service_owned_field` warning each. Prohibited (400 prohibited_field, the first 100 paths in `errors` and `details`, `errors_not_listed` counting the rest): seller_logo_url, seller_stamp_url, payment_qr_url, signers[].facsimile_url, manager.contact_qr_url, buyer_contact.contact_qr_url, any property ending in _url, _uri or _link, any string that is a whole http(s):// or data: URL, and base64 image data.',
   },
 );
 
@@ -120,7 +166,7 @@ export const UpdateInvoiceBody = Type.Object(
 );
 
 export const PublicIdParams = Type.Object({
-  public_id: S('Document public id.', { minLength: 1, maxLength: 200 }),
+  public_id: S('Document public id (no control characters: 400 invalid_request).', { minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f]+$' }),
 });
 
 export const CreateHeaders = Type.Object({
@@ -141,14 +187,18 @@ export const UpdateHeaders = Type.Object({
 });
 
 export const ListQuery = Type.Object({
-  q: Type.Optional(S('Case-insensitive substring of the number, seller or buyer name or INN.', { maxLength: 200 })),
+  q: Type.Optional(S('Case-insensitive substring of the number, seller or buyer name or INN. No control characters (400 invalid_query).', { maxLength: 200 })),
   date_from: Type.Optional(S('Documents dated on or after this date (inclusive).', { format: 'date' })),
   date_to: Type.Optional(S('Documents dated on or before this date (inclusive).', { format: 'date' })),
   updated_since: Type.Optional(
     S('Only documents modified at or after this instant (ISO 8601 date-time), for integrators that sync.', { format: 'date-time' }),
   ),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1–200.' })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0, description: 'Items to skip.' })),
+  limit: Type.Optional(
+    Type.Integer({ format: 'int32', minimum: 1, maximum: 200, default: 50, description: 'Page size, 1–200, decimal digits only (`0x10`, `1e3`, `+5` are 400 invalid_query).' }),
+  ),
+  offset: Type.Optional(
+    Type.Integer({ format: 'int32', minimum: 0, maximum: 10_000_000, default: 0, description: 'Items to skip, 0–10,000,000, decimal digits only.' }),
+  ),
 });
 export type ListQuery = Static<typeof ListQuery>;
 

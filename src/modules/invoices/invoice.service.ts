@@ -24,7 +24,8 @@ import * as repo from './invoice.repository.js';
 import { resolveSeller } from './seller.js';
 import { canMoveSellerStatus, isLocked, type SellerStatus } from './statuses.js';
 import { syncShareLinks, newShareLinks } from './share-links.js';
-import { requisiteWarnings, toApiError, validateInvoice, type NormalizedInvoice, type ValidationIssue } from './validation.js';
+import { findTooDeepPath } from './prohibited.js';
+import { INVOICE_LIMITS, requisiteWarnings, toApiError, validateInvoice, type NormalizedInvoice, type ValidationIssue } from './validation.js';
 
 /** A document that passed validation, with its warnings. */
 interface Validated {
@@ -72,6 +73,18 @@ export interface InvoiceServiceDeps {
 
 const MAX_UPDATE_ATTEMPTS = 5;
 
+/** The document sits at the root or in `invoice`: the body may nest one level more than a document. */
+function refuseTooDeep(body: unknown): void {
+  const path = findTooDeepPath(body, INVOICE_LIMITS.maxDepth + 1);
+  if (path === null) return;
+  const message = `${path} is nested deeper than ${INVOICE_LIMITS.maxDepth} levels`;
+  throw new ApiError('validation_failed', {
+    details: `1 field is invalid: ${message}`,
+    missing_fields: [],
+    errors: [{ field: path, code: 'too_deep', message }],
+  });
+}
+
 export class InvoiceService {
   private readonly idempotency: IdempotencyStore;
   private readonly demo: DemoDocuments;
@@ -88,8 +101,12 @@ export class InvoiceService {
     const envelope = parseWriteEnvelope(body, 'POST');
     if (auth.mode === 'demo') return this.demoWrite(auth, envelope, null, info);
     const live = auth;
-    const run = (onCommit?: OnCommit) => this.createLive(live, envelope, info, onCommit);
+    // Validated before the Idempotency-Key hash: a refused document is never hashed, and a body
+    // nested too deep is refused before the hash walks it.
+    const validated = this.validate(envelope);
+    const run = (onCommit?: OnCommit) => this.createLive(live, envelope, validated, info, onCommit);
     if (!info.idempotencyKey) return run();
+    refuseTooDeep(body);
     return this.idempotency.run(live.teamId, info.idempotencyKey, requestHash(body), run);
   }
 
@@ -237,10 +254,10 @@ export class InvoiceService {
   private async createLive(
     auth: Extract<AuthContext, { mode: 'live' }>,
     envelope: WriteEnvelope,
+    validated: Validated,
     info: RequestInfo,
     onCommit?: OnCommit,
   ): Promise<WriteOutcome> {
-    const validated = this.validate(envelope);
     const { invoice } = validated;
     const prepared = await this.prepare(auth, envelope, validated);
     const publicId = invoice.public_id ?? randomToken(16);

@@ -108,43 +108,62 @@ export function isBase64Image(value: string): boolean {
 
 /** A path segment: `a.b` for plain names, `a["odd.key"]` for names a reader could not split unambiguously. */
 const PLAIN_KEY = /^[^.[\]"'\s]+$/;
+/** A key longer than this is quoted cut short in a path, so a report stays small whatever the key. */
+export const PATH_KEY_MAX_CHARS = 100;
 
 export function childPath(parent: string, key: string): string {
-  if (!PLAIN_KEY.test(key)) return `${parent}[${JSON.stringify(key)}]`;
+  const shown = key.length > PATH_KEY_MAX_CHARS ? `${key.slice(0, PATH_KEY_MAX_CHARS)}…` : key;
+  if (shown !== key || !PLAIN_KEY.test(key)) return `${parent}[${JSON.stringify(shown)}]`;
   return parent === '' ? key : `${parent}.${key}`;
 }
 
+/**
+ * A node of the document. Its path is not built during the walk: copying the parent's path for
+ * every child costs the length of the path per node (quadratic for a long key over many
+ * children), so a node links to its parent and `pathOf` builds the path only for offenders.
+ */
 export interface JsonNode {
-  /** `''` for the root. */
-  path: string;
+  parent: JsonNode | null;
   /** Property name for object members, `null` for the root and array elements. */
   key: string | null;
+  /** Index for array elements, -1 otherwise. */
+  index: number;
   value: unknown;
   /** 0 for the root, 1 for its members, and so on. */
   depth: number;
 }
 
+/** `items[2].name`; `''` for the root. Costs the depth of the node, paid only for reported nodes. */
+export function pathOf(node: JsonNode): string {
+  const chain: JsonNode[] = [];
+  for (let n: JsonNode | null = node; n !== null && n.parent !== null; n = n.parent) chain.push(n);
+  let path = '';
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const n = chain[i] as JsonNode;
+    path = n.key === null ? `${path}[${n.index}]` : childPath(path, n.key);
+  }
+  return path;
+}
+
 /**
- * Visits every node in document order, depth-first, without recursion. `visit` returns false to
- * skip a node's children. Nodes deeper than `maxDepth` are visited but never descended into.
+ * Visits every node in document order, depth-first, without recursion, once each: the walk is
+ * linear in the size of the document. `visit` returns false to skip a node's children. Nodes
+ * deeper than `maxDepth` are visited but never descended into.
  */
 export function walkJson(root: unknown, maxDepth: number, visit: (node: JsonNode) => boolean): void {
-  const stack: JsonNode[] = [{ path: '', key: null, value: root, depth: 0 }];
+  const stack: JsonNode[] = [{ parent: null, key: null, index: -1, value: root, depth: 0 }];
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
     if (!visit(node) || node.depth >= maxDepth) continue;
-    const { value, path, depth } = node;
+    const { value, depth } = node;
     if (typeof value !== 'object' || value === null) continue;
-    const children: JsonNode[] = Array.isArray(value)
-      ? value.map((v: unknown, i) => ({ path: `${path}[${i}]`, key: null, value: v, depth: depth + 1 }))
-      : Object.keys(value).map((k) => ({
-          path: childPath(path, k),
-          key: k,
-          value: (value as Record<string, unknown>)[k],
-          depth: depth + 1,
-        }));
-    for (let i = children.length - 1; i >= 0; i--) {
-      const child = children[i];
-      if (child) stack.push(child);
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ parent: node, key: null, index: i, value: value[i], depth: depth + 1 });
+    } else {
+      const keys = Object.keys(value);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const k = keys[i] as string;
+        stack.push({ parent: node, key: k, index: -1, value: (value as Record<string, unknown>)[k], depth: depth + 1 });
+      }
     }
   }
 }
@@ -156,43 +175,66 @@ function pathPattern(path: string): string {
 
 const NAMED = new Set<string>(NAMED_PROHIBITED_FIELDS);
 
-function prohibitedIssue(node: JsonNode): ValidationIssue | null {
-  if (node.key !== null && PROHIBITED_NAME.test(node.key)) {
-    const message = NAMED.has(pathPattern(node.path))
-      ? `${node.path} is not accepted through the API: images come from the organization data and service settings`
-      : `${node.path} is prohibited: no URL or link fields (names ending in _url, _uri or _link) are accepted`;
-    return { field: node.path, code: 'prohibited_field', message };
-  }
+/** How many offenders a refusal lists; the rest are counted, so a report stays small. */
+export const MAX_REPORTED_ISSUES = 100;
+
+type Offence = 'name' | 'url' | 'image';
+
+function offenceOf(node: JsonNode): Offence | null {
+  if (node.key !== null && PROHIBITED_NAME.test(node.key)) return 'name';
   if (typeof node.value !== 'string') return null;
-  if (isWholeUrl(node.value)) {
-    return { field: node.path, code: 'prohibited_field', message: `${node.path} is a URL; URLs and media are not accepted through the API` };
-  }
-  if (isBase64Image(node.value)) {
-    return { field: node.path, code: 'prohibited_field', message: `${node.path} contains base64 image data; media are not accepted through the API` };
-  }
+  if (isWholeUrl(node.value)) return 'url';
+  if (isBase64Image(node.value)) return 'image';
   return null;
 }
 
+function prohibitedIssue(node: JsonNode, offence: Offence): ValidationIssue {
+  const path = pathOf(node);
+  switch (offence) {
+    case 'name': {
+      const message = NAMED.has(pathPattern(path))
+        ? `${path} is not accepted through the API: images come from the organization data and service settings`
+        : `${path} is prohibited: no URL or link fields (names ending in _url, _uri or _link) are accepted`;
+      return { field: path, code: 'prohibited_field', message };
+    }
+    case 'url':
+      return { field: path, code: 'prohibited_field', message: `${path} is a URL; URLs and media are not accepted through the API` };
+    case 'image':
+      return { field: path, code: 'prohibited_field', message: `${path} contains base64 image data; media are not accepted through the API` };
+  }
+}
+
+export interface ProhibitedReport {
+  /** The first MAX_REPORTED_ISSUES offenders, in document order. */
+  issues: ValidationIssue[];
+  /** Every offender, listed or not. */
+  total: number;
+}
+
 /**
- * Every prohibited path of the document, in document order. A prohibited property is reported
- * once and not searched further: its whole value goes away with it.
+ * The prohibited paths of the document, in document order: the first MAX_REPORTED_ISSUES
+ * listed, all counted. A prohibited property is reported once and not searched further: its
+ * whole value goes away with it.
  */
-export function findProhibitedFields(doc: Record<string, unknown>, maxDepth: number): ValidationIssue[] {
+export function findProhibitedFields(doc: Record<string, unknown>, maxDepth: number): ProhibitedReport {
   const issues: ValidationIssue[] = [];
+  let total = 0;
   walkJson(doc, maxDepth, (node) => {
-    const issue = node.depth === 0 ? null : prohibitedIssue(node);
-    if (issue) issues.push(issue);
-    return issue === null;
+    const offence = node.depth === 0 ? null : offenceOf(node);
+    if (offence === null) return true;
+    total++;
+    if (issues.length < MAX_REPORTED_ISSUES) issues.push(prohibitedIssue(node, offence));
+    return false;
   });
-  return issues;
+  return { issues, total };
 }
 
 /** The first path nested deeper than `maxDepth`, or null. */
-export function findTooDeepPath(doc: Record<string, unknown>, maxDepth: number): string | null {
-  let found: string | null = null;
+export function findTooDeepPath(doc: unknown, maxDepth: number): string | null {
+  let found: JsonNode | null = null;
   walkJson(doc, maxDepth + 1, (node) => {
-    if (found === null && node.depth > maxDepth) found = node.path;
+    if (found === null && node.depth > maxDepth) found = node;
     return found === null;
   });
-  return found;
+  return found === null ? null : pathOf(found);
 }

@@ -38,6 +38,14 @@ export const INVOICE_LIMITS = {
   yearMin: 1900,
   yearMax: 2999,
   maxDepth: 32,
+  /** Any string without a limit of its own (additional properties, manager, signers...). */
+  anyStringMaxLength: 2000,
+  /** Any property name. */
+  keyMaxLength: 200,
+  /** Any array without a limit of its own. */
+  anyArrayMaxItems: 1000,
+  /** Any object: known fields plus additional properties. */
+  objectMaxProperties: 200,
 } as const;
 
 /** How many messages `details` quotes before pointing at `errors` for the rest. */
@@ -92,9 +100,22 @@ function describeType(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-/** Length in characters (code points), as the databases count it; cheap when clearly within bounds. */
-function charLength(s: string): number {
-  return s.length <= 1 ? s.length : [...s].length;
+
+/** True when `s` has more than `max` characters (code points), counting no further than needed. */
+export function longerThan(s: string, max: number): boolean {
+  if (s.length <= max) return false;
+  if (s.length > 2 * max) return true;
+  let count = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    // A high surrogate followed by a low one is one character.
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    if (++count > max) return true;
+  }
+  return false;
 }
 
 export function readString(value: unknown, path: string, c: IssueCollector, opts: { max: number; trim?: boolean }): string | undefined {
@@ -102,7 +123,8 @@ export function readString(value: unknown, path: string, c: IssueCollector, opts
   const s = opts.trim ? value.trim() : value;
   // PostgreSQL text cannot hold U+0000, and no invoice text needs it: refuse it rather than fail the write.
   if (s.includes('\u0000')) return c.error(path, 'invalid_character', `${path} must not contain the NUL character (U+0000)`);
-  if (s.length > opts.max && charLength(s) > opts.max) {
+  // In characters (code points), as the databases count them, counting no further than needed.
+  if (longerThan(s, opts.max)) {
     return c.error(path, 'too_long', `${path} must be at most ${opts.max} characters`);
   }
   return s;

@@ -32,7 +32,8 @@
 import { ApiError } from '../../shared/errors.js';
 import { CURRENCY_CODES, type Currency } from '../../shared/reference.js';
 import { isValidEdoParticipantId } from './checksums.js';
-import { findProhibitedFields, findTooDeepPath } from './prohibited.js';
+import { findBoundViolations } from './bounds.js';
+import { findProhibitedFields, MAX_REPORTED_ISSUES } from './prohibited.js';
 import { requisiteWarnings } from './requisites.js';
 import { SELLER_STATUSES, type SellerStatus } from './statuses.js';
 import { INVOICE_LIMITS as L, IssueCollector, isBlank, isRecord, readBoolean, readDate, readEnum, readNumber, readString } from './validation-fields.js';
@@ -123,12 +124,43 @@ export interface InvoiceValidationFailure {
   /** Summary naming the offending paths (every one of them for `prohibited_field`). */
   details: string;
   missing_fields: string[];
+  /** The first MAX_REPORTED_ISSUES (100) issues. */
   errors: ValidationIssue[];
+  /** How many further issues `errors` leaves out; absent when it lists them all. */
+  errors_not_listed?: number;
 }
 
 export type InvoiceValidationResult = InvoiceValidationSuccess | InvoiceValidationFailure;
 
 const PUBLIC_ID = /^[A-Za-z0-9_-]{8,64}$/;
+
+/**
+ * Document properties the service owns (statuses, revision, team, totals, metadata, links):
+ * the response states them beside `invoice`, so a client's copy inside the document could only
+ * contradict them. They are dropped from the stored document with a `service_owned_field`
+ * warning each. `seller_status` and `public_id` are the client's and stay.
+ */
+export const SERVICE_OWNED_FIELDS = [
+  'ok', 'team_id', 'revision', 'etag', 'status', 'buyer_status', 'buyer_status_label', 'seller_status_label',
+  'service_status', 'service_status_label', 'service_status_reason', 'totals', 'subtotal', 'vat_total', 'total',
+  'total_minor_units', 'amount_in_words', 'vat_breakdown', 'items_count', 'metadata', 'validation', 'notifications',
+  'share_links', 'share_gate', 'api', 'qr', 'document', 'document_kind', 'document_public_id', 'kind_version',
+  'kind_ordinal', 'sort_order', 'title_is_custom', 'package_public_id', 'legacy_invoice_public_id', 'source_type',
+  'editor_mode', 'created_at', 'last_modified_at', 'api_created_at', 'api_updated_at', 'created_by_login',
+  'last_modified_by_login', 'seller_edo_id', 'api_key_id', 'api_key_name', 'api_request_host', 'viewed_at',
+  'payment_reported_at', 'demo_mode', 'demo_guids', 'edo',
+] as const;
+/** Per line: the computed amounts (the response's `totals.lines`). */
+export const SERVICE_OWNED_ITEM_FIELDS = ['line', 'line_no', 'amount', 'net', 'vat', 'gross'] as const;
+
+function dropServiceOwned(out: Record<string, unknown>, path: string, keys: readonly string[], c: IssueCollector): void {
+  for (const key of keys) {
+    if (!Object.hasOwn(out, key)) continue;
+    delete out[key];
+    const field = path === '' ? key : `${path}.${key}`;
+    c.warn(field, 'service_owned_field', `${field} is set by the service and was not stored; see the response's status, totals and metadata`);
+  }
+}
 const DIRECTIONS: readonly InvoiceDirection[] = ['outgoing', 'incoming'];
 const SELLER_STATUS_VALUES = Object.keys(SELLER_STATUSES) as SellerStatus[];
 const DEFAULT_UNIT = 'шт';
@@ -199,6 +231,7 @@ function normalizeItem(value: unknown, path: string, c: IssueCollector): Normali
     c.warn(`${path}.vat_pct`, 'unusual_vat_rate', `${path}.vat_pct ${vatPct} is not one of the Russian rates ${L.standardVatPcts.join(', ')}`);
   }
   if (name === undefined || qty === undefined || price === undefined || unit === undefined) return undefined;
+  dropServiceOwned(out, path, SERVICE_OWNED_ITEM_FIELDS, c);
   return Object.assign(out, { name, qty, price, unit, vat_pct: vatPct ?? null });
 }
 
@@ -291,23 +324,25 @@ function optionalObject(doc: Record<string, unknown>, key: string, c: IssueColle
  */
 export function validateInvoice(doc: Record<string, unknown>): InvoiceValidationResult {
   const prohibited = findProhibitedFields(doc, L.maxDepth);
-  if (prohibited.length > 0) {
+  if (prohibited.total > 0) {
+    const rest = prohibited.total - prohibited.issues.length;
     return {
       ok: false,
       error: 'prohibited_field',
       details:
         `Prohibited fields (media and URLs are not accepted through the API; images come from the organization data): ` +
-        prohibited.map((p) => p.field).join(', '),
+        prohibited.issues.map((p) => p.field).join(', ') +
+        (rest > 0 ? ` and ${rest} more` : ''),
       missing_fields: [],
-      errors: prohibited,
+      errors: prohibited.issues,
+      ...(rest > 0 ? { errors_not_listed: rest } : {}),
     };
   }
 
   const c = new IssueCollector();
-  const tooDeep = findTooDeepPath(doc, L.maxDepth);
-  if (tooDeep !== null) c.error(tooDeep, 'too_deep', `${tooDeep} is nested deeper than ${L.maxDepth} levels`);
-
+  const bounds = findBoundViolations(doc);
   const out = copyRecord(doc);
+  dropServiceOwned(out, '', SERVICE_OWNED_FIELDS, c);
   if (!isBlank(doc.public_id)) {
     const publicId = readString(doc.public_id, 'public_id', c, { max: Infinity });
     if (publicId !== undefined && !PUBLIC_ID.test(publicId)) {
@@ -353,13 +388,31 @@ export function validateInvoice(doc: Record<string, unknown>): InvoiceValidation
   setOrDrop(out, 'buyer_contact', optionalObject(doc, 'buyer_contact', c));
   setOrDrop(out, 'signers', normalizeObjectArray(doc, 'signers', L.signersMax, c));
 
+  // Bounds the known fields did not already report (a known field reports its own limit).
+  const reported = new Set(c.errors.map((e) => e.field));
+  for (const issue of bounds) if (!reported.has(issue.field)) c.error(issue.field, issue.code, issue.message);
+
   if (c.errors.length > 0) {
-    return { ok: false, error: 'validation_failed', details: c.summary(), missing_fields: c.missingFields, errors: c.errors };
+    const errors = c.errors.slice(0, MAX_REPORTED_ISSUES);
+    const rest = c.errors.length - errors.length;
+    return {
+      ok: false,
+      error: 'validation_failed',
+      details: c.summary(),
+      missing_fields: c.missingFields,
+      errors,
+      ...(rest > 0 ? { errors_not_listed: rest } : {}),
+    };
   }
   return { ok: true, invoice: out as NormalizedInvoice, warnings: c.warnings };
 }
 
 /** The refusal as the API reports it: 400 with `details`, `missing_fields` and every error. */
 export function toApiError(failure: InvoiceValidationFailure): ApiError {
-  return new ApiError(failure.error, { details: failure.details, missing_fields: failure.missing_fields, errors: failure.errors });
+  return new ApiError(failure.error, {
+    details: failure.details,
+    missing_fields: failure.missing_fields,
+    errors: failure.errors,
+    ...(failure.errors_not_listed !== undefined ? { errors_not_listed: failure.errors_not_listed } : {}),
+  });
 }
