@@ -12,7 +12,7 @@ import { InvoiceService } from './modules/invoices/index.js';
 import { createEdo } from './modules/edo/index.js';
 import { createNotifications } from './modules/notifications/index.js';
 import { createPdfRenderer } from './modules/rendering/pdf-pool.js';
-import { edoDocumentFiles, pdfAttachments, SharingService } from './modules/sharing/web.js';
+import { edoDocumentFiles, pdfAttachments, SharingService } from './modules/sharing/index.js';
 import { AuthService } from './modules/teams/index.js';
 import { resolveServiceSecret } from './runtime.js';
 import { systemClock } from './shared/clock.js';

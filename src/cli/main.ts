@@ -7,7 +7,7 @@ import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrator.js';
 import { EdoRetryError, retryFailedSync } from '../modules/edo/index.js';
-import { rotateShareLinks, shareUrls } from '../modules/sharing/index.js';
+import { rotateShareLinks, shareUrls } from '../modules/links/index.js';
 import { BootstrapError } from '../modules/teams/bootstrap.js';
 import { createApiKey, deactivateApiKey, KeyCommandError } from '../modules/teams/api-keys.service.js';
 import type { BootstrapSummary } from '../modules/teams/bootstrap.js';

@@ -6,7 +6,7 @@ import type { AuthContext } from '../teams/auth.service.js';
 import { listBankAccounts, listManagers, listOrganizations, listSigners } from '../teams/teams.repository.js';
 import { CURRENCIES, INVOICE_DIRECTIONS, UNITS, VAT_RATES } from '../../shared/reference.js';
 import type { CatalogResponse } from './catalog.schemas.js';
-import { DEMO_CATALOG_DATA } from './demo-catalog.js';
+import { DEMO_CATALOG_DATA } from '../teams/demo-organization.js';
 
 export const CATALOG_ENUMS: CatalogResponse['enums'] = {
   currencies: Object.entries(CURRENCIES).map(([code, name]) => ({ code, name })),

@@ -11,13 +11,13 @@ import { isoNow, type Clock } from '../../shared/clock.js';
 import { randomToken } from '../../shared/tokens.js';
 import type { EdoService, EdoSync } from '../edo/index.js';
 import type { DeliveryReport, NotificationService } from '../notifications/index.js';
-import type { LinkBases } from '../sharing/index.js';
+import type { LinkBases } from '../links/index.js';
 import type { AuthContext } from '../teams/index.js';
 import { parseWriteEnvelope, type WriteEnvelope } from './envelope.js';
 import { IdempotencyStore, requestHash } from './idempotency.js';
 import type { InvoiceList, InvoiceRevisionList, ListQuery } from './invoice-requests.schemas.js';
-import { WriteEffects, type QueuedEffects } from './invoice-effects.js';
-import { buildListItem, buildRevisionList, DemoDocuments } from './invoice-read.js';
+import { WriteEffects, type QueuedEffects } from './invoice.effects.js';
+import { buildListItem, buildRevisionList, DemoDocuments } from './invoice.read.js';
 import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
 import { buildInvoiceResponse, etagOf, type ViewContext } from './invoice.view.js';
 import * as repo from './invoice.repository.js';
@@ -45,7 +45,7 @@ import {
   type PreparedWrite,
   type RequestInfo,
   type WriteValues,
-} from './invoice-write.js';
+} from './invoice.write.js';
 
 export type { Editor, RequestInfo, WriteValues };
 

@@ -5,9 +5,9 @@
  */
 import type { EdoSync } from '../edo/index.js';
 import type { InvoiceRow, ShareLinkRow } from '../../db/types.js';
-import { amountInWords, type AmountInWordsCurrency } from '../rendering/amount-in-words.js';
-import { buildPaymentQrPayload, QrPayloadError } from '../rendering/qr-payload.js';
-import { apiDocumentUrl, portalUrls, qrUrls, shareUrls, type LinkBases } from '../sharing/index.js';
+import { amountInWords, type AmountInWordsCurrency } from './amount-in-words.js';
+import { buildPaymentQrPayload, QrPayloadError } from './qr-payload.js';
+import { apiDocumentUrl, portalUrls, qrUrls, shareUrls, type LinkBases } from '../links/index.js';
 import type { Tariff } from '../teams/index.js';
 import type { InvoiceWriteResponse } from './invoice.schemas.js';
 import { BUYER_STATUSES, SELLER_STATUSES, SERVICE_STATUSES, type BuyerStatus, type SellerStatus, type ServiceStatus } from './statuses.js';

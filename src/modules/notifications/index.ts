@@ -4,7 +4,7 @@
  */
 import type { DatabaseHandle } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
-import type { LinkBases } from '../sharing/index.js';
+import type { LinkBases } from '../links/index.js';
 import type { DeliveryPolicy } from './delivery-policy.js';
 import { createMailTransport, type MailTransport, type SmtpTimeouts } from './mail-transport.js';
 import { NotificationService, type AttachmentProvider, type NotificationLogger } from './notification.service.js';
@@ -22,7 +22,7 @@ export {
   type NotificationLogger,
   type PendingNotifications,
 } from './notification.service.js';
-export { markBuyerSent } from './invoice-status.repository.js';
+export { markBuyerSent } from '../invoices/invoice-status.repository.js';
 export { emptyOutcome } from './outcome.js';
 export type { NotifiableDocument, NotificationRequest } from './plan.js';
 export { isValidEmailAddress, resolveRecipients } from './recipients.js';

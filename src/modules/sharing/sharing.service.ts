@@ -21,12 +21,12 @@ import type { ShareLinkRow } from '../../db/types.js';
 import { DEMO_SHARE_TOKENS, type InvoiceService, type RequestInfo } from '../invoices/index.js';
 import type { InvoiceDetail } from '../invoices/invoice.schemas.js';
 import { inlinePdfRenderer, type PdfRenderer } from '../rendering/pdf-pool.js';
-import { toPrintModel, type InvoicePrintModel } from '../rendering/invoice-view-model.js';
+import { toPrintModel, type InvoicePrintModel } from '../invoices/print-model.js';
 import { renderQrPng, renderQrSvg } from '../rendering/qr-image.js';
 import { DEMO_AUTH, type AuthContext, type AuthService } from '../teams/index.js';
 import { refusedEdit } from './edit-refusals.js';
 import { messagesByField, warningMessageRu } from './form-messages.js';
-import { basePath, type LinkBases } from './links.js';
+import { basePath, type LinkBases } from '../links/links.js';
 import {
   mergeEditedDocument,
   parseEditFormDetailed,
@@ -36,7 +36,7 @@ import {
   renderSharePage,
   type PostedFields,
 } from './pages/index.js';
-import { csrfTokenFor, verifyCsrfToken, verifyPortalToken, type PortalMode } from './portal-token.js';
+import { csrfTokenFor, verifyCsrfToken, verifyPortalToken, type PortalMode } from '../links/portal-token.js';
 import * as repo from './sharing.repository.js';
 
 /** Why a page cannot be shown; the routes map each to its status and page. */

@@ -6,7 +6,7 @@
 import type { EdoSync } from '../../edo/index.js';
 import type { InvoiceDetail, InvoiceWriteResponse } from '../../invoices/invoice.schemas.js';
 import { warningMessageRu } from '../form-messages.js';
-import { toPrintModel, type InvoicePrintModel } from '../../rendering/invoice-view-model.js';
+import { toPrintModel, type InvoicePrintModel } from '../../invoices/print-model.js';
 import { html, safeUrl, type SafeHtml } from './html.js';
 import { fieldLabel } from './field-labels.js';
 import { itemsSection, partiesSection, paymentSection, signersLine, statusBadges } from './invoice-sections.js';

@@ -8,8 +8,8 @@
 import type { Db } from '../../db/database.js';
 import type { ShareLinkRow } from '../../db/types.js';
 import { randomToken } from '../../shared/tokens.js';
-import * as repo from './sharing.repository.js';
-import { listShareLinks } from '../invoices/index.js';
+import * as repo from '../sharing/sharing.repository.js';
+import { listShareLinks } from './index.js';
 
 export interface RotatedLinks {
   teamId: string;

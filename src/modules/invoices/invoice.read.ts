@@ -1,8 +1,8 @@
 /** Read-side shapes: list items, revision lists and the demo mode's sample documents. */
 import type { InvoiceRevisionRow, InvoiceRow, InvoiceRow as Row, ShareLinkRow } from '../../db/types.js';
 import { ApiError } from '../../shared/errors.js';
-import { DEMO_CATALOG_DATA } from '../catalog/demo-catalog.js';
-import { shareUrls, type LinkBases } from '../sharing/index.js';
+import { DEMO_CATALOG_DATA } from '../teams/demo-organization.js';
+import { shareUrls, type LinkBases } from '../links/index.js';
 import type { AuthContext, Tariff } from '../teams/index.js';
 import { DEMO_CREATED_AT, DEMO_SAMPLE_PAYLOAD, DEMO_SHARE_TOKENS } from './demo.js';
 import type { InvoiceList, InvoiceRevisionList } from './invoice-requests.schemas.js';

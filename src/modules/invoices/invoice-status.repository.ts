@@ -4,7 +4,7 @@
  * `restricted` when the daily quota stopped the revision's e-mail. Scoped by team.
  */
 import type { Executor } from '../../db/database.js';
-import type { Notifications } from './notification.schemas.js';
+import type { Notifications } from '../notifications/notification.schemas.js';
 
 const MAX_TRIES = 5;
 

@@ -1,5 +1,5 @@
 /** The sample reference data shown in demo mode (the demo token): nothing of any real team. */
-import type { CatalogData } from './catalog.service.js';
+import type { CatalogData } from '../catalog/catalog.service.js';
 
 const at = '2026-01-01T00:00:00.000Z';
 
