@@ -19,9 +19,9 @@ import type { RateLimitStore } from './http/rate-limit/rate-limit.types.js';
 import { generateRequestId } from './http/request-id.js';
 import { registerOperationsRoutes } from './http/operations.routes.js';
 import { catalogRoutes, CatalogService } from './modules/catalog/index.js';
-import { invoiceRoutes, InvoiceService } from './modules/invoices/index.js';
+import { documentStatusPort, invoiceRoutes, InvoiceService } from './modules/invoices/index.js';
 import { createEdo, type EdoRuntime } from './modules/edo/index.js';
-import { createPdfRenderer, type PdfRenderer } from './modules/rendering/pdf-pool.js';
+import { createPdfRenderer, type PdfRenderer } from './modules/rendering/index.js';
 import { createNotifications, type Notifier } from './modules/notifications/index.js';
 import { basePath } from './modules/links/index.js';
 import { edoDocumentFiles, pdfAttachments, SharingService, sharingRoutes } from './modules/sharing/index.js';
@@ -116,10 +116,23 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const pdf = deps.pdf ?? createPdfRenderer();
   app.addHook('onClose', async () => pdf.close());
   const notifier =
-    deps.notifier ?? createNotifications({ database, clock, bases, config, logger: app.log.child({ component: 'notifications' }) });
+    deps.notifier ?? createNotifications({
+      database,
+      clock,
+      bases,
+      config,
+      documents: documentStatusPort,
+      logger: app.log.child({ component: 'notifications' }),
+    });
   app.decorate('notifier', notifier);
   app.addHook('onClose', async () => notifier.close());
-  const edo = deps.edo ?? createEdo({ database, clock, config, logger: app.log.child({ component: 'edo' }) });
+  const edo = deps.edo ?? createEdo({
+      database,
+      clock,
+      config,
+      onDelivered: documentStatusPort.onDelivered,
+      logger: app.log.child({ component: 'edo' }),
+    });
   app.decorate('edo', edo);
   app.addHook('onClose', async () => edo.close());
 

@@ -17,7 +17,6 @@
  * died in between, after `deliveryLeaseMs` (when the outbox worker takes its e-mails over) a retry
  * gets the answer as committed, its status following its notifications.
  */
-import crypto from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
@@ -25,27 +24,11 @@ import type { Database } from '../../db/types.js';
 import { ApiError } from '../../shared/errors.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
 import type { InvoiceWriteResponse } from './invoice.schemas.js';
-import type { WriteOutcome } from './invoice.service.js';
+import type { WriteOutcome } from './invoice.model.js';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
 /** Far longer than any create takes; a claim this old has no live owner. */
 export const PENDING_LEASE_MS = 5 * 60 * 1000;
-
-/** Hash of the request body with object keys sorted, so key order does not matter. */
-export function requestHash(body: unknown): string {
-  const canonical = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(canonical);
-    if (v && typeof v === 'object') {
-      return Object.fromEntries(
-        Object.keys(v as Record<string, unknown>)
-          .sort()
-          .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
-      );
-    }
-    return v;
-  };
-  return crypto.createHash('sha256').update(JSON.stringify(canonical(body) ?? null)).digest('hex');
-}
 
 export interface IdempotencyOptions {
   /** How long a committed request may take to record its final answer (its e-mail attempt). */

@@ -14,12 +14,14 @@ import type { DeliveryReport, NotificationService } from '../notifications/index
 import type { LinkBases } from '../links/index.js';
 import type { AuthContext } from '../teams/index.js';
 import { parseWriteEnvelope, type WriteEnvelope } from './envelope.js';
-import { IdempotencyStore, requestHash } from './idempotency.js';
+import { requestHash } from '../../shared/request-hash.js';
+import { IdempotencyStore } from './idempotency.js';
 import type { InvoiceList, InvoiceRevisionList, ListQuery } from './invoice-requests.schemas.js';
 import { WriteEffects, type QueuedEffects } from './invoice.effects.js';
 import { buildListItem, buildRevisionList, DemoDocuments } from './invoice.read.js';
 import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
 import { buildInvoiceResponse, etagOf, type ViewContext } from './invoice.view.js';
+import type { WriteOutcome } from './invoice.model.js';
 import * as repo from './invoice.repository.js';
 import { resolveSeller } from './seller.js';
 import { canMoveSellerStatus, isLocked, type SellerStatus } from './statuses.js';
@@ -49,12 +51,7 @@ import {
 
 export type { Editor, RequestInfo, WriteValues };
 
-export interface WriteOutcome {
-  status: 200 | 207;
-  body: InvoiceWriteResponse;
-  etag: string;
-  replayed: boolean;
-}
+export type { WriteOutcome };
 
 export interface InvoiceServiceDeps {
   db: Db;

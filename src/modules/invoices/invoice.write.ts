@@ -10,12 +10,12 @@ import { emptyOutcome } from '../notifications/index.js';
 import type { AuthContext } from '../teams/index.js';
 import type { WriteEnvelope } from './envelope.js';
 import type { InvoiceWriteResponse } from './invoice.schemas.js';
-import { requestHash } from './idempotency.js';
+import { requestHash } from '../../shared/request-hash.js';
 import type { EdoSyncRequest } from '../edo/index.js';
 import { documentTitle, etagOf, serviceRestriction, totalsOf } from './invoice.view.js';
 import type { ResolvedSeller } from './seller.js';
 import type { SellerStatus } from './statuses.js';
-import type { NormalizedInvoice, ValidationIssue } from './validation.js';
+import type { NormalizedInvoice, ValidationIssue } from './invoice.model.js';
 
 export interface RequestInfo {
   host: string;

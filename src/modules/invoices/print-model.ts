@@ -8,7 +8,8 @@
  */
 import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
 import { BUYER_STATUSES, SELLER_STATUSES, SERVICE_STATUSES } from './statuses.js';
-import { computeTotals, formatMoney, type TotalsItemInput } from './totals.js';
+import { formatMoney } from '../../shared/money.js';
+import { computeTotals, type TotalsItemInput } from './totals.js';
 import { AMOUNT_IN_WORDS_CURRENCIES, amountInWords, type AmountInWordsCurrency } from './amount-in-words.js';
 import { currencyShortRu, formatDateLongRu, formatDateShortRu, formatMoneyRu, formatPercentRu, formatPriceRu, formatQtyRu } from '../../shared/ru-format.js';
 

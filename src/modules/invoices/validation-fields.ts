@@ -4,8 +4,8 @@
  * is unusable, so the caller carries on and one pass reports every problem of the document.
  */
 import { STANDARD_VAT_PCTS } from '../../shared/reference.js';
-import { toDecimal } from './totals.js';
-import type { ValidationIssue } from './validation.js';
+import { toDecimal } from '../../shared/money.js';
+import type { ValidationIssue } from './invoice.model.js';
 
 /**
  * Bounds of the document (operating contract §4 and the decisions in validation.ts). Exported

@@ -7,7 +7,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { renderInvoicePdf } from './invoice-pdf.js';
-import type { InvoicePrintModel } from '../invoices/print-model.js';
+import type { InvoicePrintModel } from '../invoices/index.js';
 
 export interface PdfRenderer {
   render(model: InvoicePrintModel): Promise<Buffer>;

@@ -18,6 +18,7 @@ import { hashSecret, newApiKeySecret } from '../../shared/tokens.js';
 import { jsonPath, throwIssues, validateBootstrap, type BootstrapIssue, type Segment } from './bootstrap.parse.js';
 import type { BootstrapApiKey, BootstrapFile, BootstrapTeam } from './bootstrap.schema.js';
 import { DEFAULT_TARIFF, tariffToRow } from './tariffs.js';
+import { DEMO_CATALOG_DATA } from './demo-organization.js';
 
 export { BootstrapError, parseBootstrap, validateBootstrap, type BootstrapIssue } from './bootstrap.parse.js';
 export type { BootstrapFile } from './bootstrap.schema.js';
@@ -335,7 +336,12 @@ export interface DemoTeam {
   secret: string;
 }
 
+/** A stored column's value as a bootstrap file gives it (absent instead of null). */
+const given = (value: string | null): string | undefined => value ?? undefined;
+
 function demoFile(keyId: number, secret: string): BootstrapFile {
+  const { organizations: [org], bankAccounts: [bank], managers: [manager], signers: [signer] } = DEMO_CATALOG_DATA;
+  if (!org || !bank || !manager || !signer) throw new Error('the demo organization data is incomplete');
   return {
     teams: [
       {
@@ -343,22 +349,32 @@ function demoFile(keyId: number, secret: string): BootstrapFile {
         name: DEMO_TEAM_NAME,
         locale: 'ru',
         api_keys: [{ id: keyId, name: 'demo', secret, active: true }],
+        // The one «Ромашка» (demo-organization.ts), under the seeded team's own ids.
         organizations: [
-          { id: 'org-1', name: 'ООО «Ромашка»', inn: '7707083893', kpp: '773601001', email: 'billing@romashka.example', address: 'Москва', edo_id: '2BM-7707083893-2012052808301120', active: true },
+          {
+            id: 'org-1',
+            name: org.name,
+            inn: org.inn,
+            kpp: given(org.kpp),
+            email: given(org.email),
+            address: given(org.address),
+            edo_id: given(org.edo_id),
+            active: org.active === 1,
+          },
         ],
         bank_accounts: [
           {
             id: 'ba-1',
             organization_id: 'org-1',
-            bank_name: 'ПАО Сбербанк',
-            bik: '044525225',
-            account: '40702810938000000001',
-            corr_account: '30101810400000000225',
-            is_default: true,
+            bank_name: given(bank.bank_name),
+            bik: given(bank.bik),
+            account: given(bank.account),
+            corr_account: given(bank.corr_account),
+            is_default: bank.is_default === 1,
           },
         ],
-        managers: [{ id: 'm-1', name: 'Иван Петров', email: 'ivan@romashka.example', phone: '+7 900 000-00-00' }],
-        signers: [{ id: 's-1', organization_id: 'org-1', name: 'Анна Смирнова', position: 'Генеральный директор', role: 'director' }],
+        managers: [{ id: 'm-1', name: manager.name, email: given(manager.email), phone: given(manager.phone) }],
+        signers: [{ id: 's-1', organization_id: 'org-1', name: signer.name, position: given(signer.position), role: given(signer.role) }],
       },
     ],
   };
