@@ -6,6 +6,7 @@ import { defineConfig } from 'vitest/config';
  * on PostgreSQL too. Skipping them keeps CI's PostgreSQL pass well inside its time budget.
  */
 const SQLITE_PASS_ONLY = [
+  'test/architecture/**',
   'test/modules/sharing/browser.test.ts',
   'test/config.test.ts',
   'test/modules/invoices/checksums.test.ts',
