@@ -26,7 +26,7 @@ import { createNotifications, type Notifier } from './modules/notifications/inde
 import { basePath } from './modules/links/index.js';
 import { edoDocumentFiles, pdfAttachments, SharingService, sharingRoutes } from './modules/sharing/index.js';
 import { AuthService } from './modules/teams/index.js';
-import { ErrorBody } from './shared/schemas.js';
+import { ErrorBody } from './shared/errors.js';
 import { systemClock, type Clock } from './shared/clock.js';
 
 /** 5 MB as the spec counts it: 5 × 1024 × 1024 bytes. */

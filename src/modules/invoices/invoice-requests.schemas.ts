@@ -11,6 +11,13 @@ import { InvoiceStatus } from './invoice.schemas.js';
 
 const S = (description: string, extra: object = {}) => Type.String({ description, ...extra });
 
+/** A notification recipient in a write request; unknown properties are kept. */
+export const ApiRecipientInput = Type.Object(
+  { email: S('Address.'), name: Type.Optional(S('Name.')), position: Type.Optional(S('Position.')) },
+  { additionalProperties: true },
+);
+export type ApiRecipientInput = Static<typeof ApiRecipientInput>;
+
 const partyFields = {
   name: Type.Optional(S('Name.', { maxLength: 500 })),
   inn: Type.Optional(S('INN, 10 or 12 digits (a wrong checksum is a warning, not a refusal).')),
@@ -77,15 +84,7 @@ export const InvoicePayload = Type.Object(
     show_payment_qr: Type.Optional(Type.Boolean({ description: 'Default true.' })),
     information_system: Type.Optional(S('Name of the calling system, kept in metadata.')),
     buyer_edo_id: Type.Optional(S('EDO participant id of the buyer; starts EDO synchronization.')),
-    api_recipients: Type.Optional(
-      Type.Array(
-        Type.Object(
-          { email: S('Address.'), name: Type.Optional(S('Name.')), position: Type.Optional(S('Position.')) },
-          { additionalProperties: true },
-        ),
-        { description: 'Notification recipients, each with an own share link.' },
-      ),
-    ),
+    api_recipients: Type.Optional(Type.Array(ApiRecipientInput, { description: 'Notification recipients, each with an own share link.' })),
     manager: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Manager shown on the document.' })),
     buyer_contact: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Buyer contact person.' })),
     signers: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'Signers.' })),

@@ -4,17 +4,11 @@
  * without importing the service.
  */
 import type { Currency } from '../../shared/reference.js';
-import type { InvoiceWriteResponse } from './invoice.schemas.js';
-import type { SellerStatus } from './statuses.js';
+import type { ApiRecipientInput } from './invoice-requests.schemas.js';
+import type { InvoiceWriteResponse, ValidationIssue } from './invoice.schemas.js';
 
-export interface ValidationIssue {
-  /** Path of the field: `items[2].price`, `seller.inn`, `api_recipients[0].email`. */
-  field: string;
-  /** Machine-readable reason, e.g. `required`, `invalid_type`, `out_of_range`, `inn_checksum`. */
-  code: string;
-  /** Human-readable reason, naming the path. */
-  message: string;
-}
+export type { ValidationIssue };
+import type { SellerStatus } from './statuses.js';
 
 export interface Party {
   name?: string;
@@ -40,13 +34,12 @@ export interface NormalizedItem {
   [key: string]: unknown;
 }
 
-export interface ApiRecipient {
-  /** Not checked for syntax: a malformed address is reported by the e-mail step as `invalid_address`. */
-  email?: string;
-  name?: string;
-  position?: string;
-  [key: string]: unknown;
-}
+/**
+ * An API recipient as the document gives it (the request schema's `ApiRecipientInput`). The
+ * address is not checked for syntax here: a malformed one is reported by the e-mail step as
+ * `invalid_address`. Unknown properties are kept.
+ */
+export type ApiRecipient = Partial<ApiRecipientInput> & { [key: string]: unknown };
 
 export type InvoiceDirection = 'incoming' | 'outgoing';
 

@@ -33,6 +33,7 @@ export const ValidationIssue = Type.Object(
   },
   { additionalProperties: true },
 );
+export type ValidationIssue = Static<typeof ValidationIssue>;
 
 export const ValidationOutcome = Type.Object(
   {
