@@ -25,6 +25,7 @@ import { ApiError } from '../../shared/errors.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
 import type { InvoiceWriteResponse } from './invoice.schemas.js';
 import type { WriteOutcome } from './invoice.model.js';
+import * as repo from './idempotency.repository.js';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
 /** Far longer than any create takes; a claim this old has no live owner. */
@@ -59,80 +60,35 @@ export class IdempotencyStore {
     let outcome: WriteOutcome;
     try {
       outcome = await work(async (trx, outcome) => {
-        const recorded = await trx
-          .updateTable('idempotency_keys')
-          .set({ state: 'done', response_status: null, response_body: JSON.stringify(outcome.body) })
-          .where('team_id', '=', teamId)
-          .where('idem_key', '=', key)
-          .where('state', '=', 'pending')
-          .where('created_at', '=', claimedAt)
-          .executeTakeFirst();
         // The claim lapsed and a retry took it over: roll this document back, the retry stands.
-        if (Number(recorded.numUpdatedRows) !== 1) throw inProgress();
+        if (!(await repo.recordCommitted(trx, teamId, key, claimedAt, JSON.stringify(outcome.body)))) throw inProgress();
       });
     } catch (err) {
       // Nothing was stored: release the key (if still ours) so a corrected retry can run.
-      await this.db
-        .deleteFrom('idempotency_keys')
-        .where('team_id', '=', teamId)
-        .where('idem_key', '=', key)
-        .where('state', '=', 'pending')
-        .where('created_at', '=', claimedAt)
-        .execute();
+      await repo.releaseClaim(this.db, teamId, key, claimedAt);
       throw err;
     }
     // The transaction recorded the response as committed (e-mails not yet attempted, no status);
     // the final one, after the bounded delivery attempt, replaces it so replays match the first answer.
-    await this.db
-      .updateTable('idempotency_keys')
-      .set({ response_status: outcome.status, response_body: JSON.stringify(outcome.body) })
-      .where('team_id', '=', teamId)
-      .where('idem_key', '=', key)
-      .where('state', '=', 'done')
-      .where('created_at', '=', claimedAt)
-      .execute();
+    await repo.recordFinal(this.db, teamId, key, claimedAt, outcome.status, JSON.stringify(outcome.body));
     return outcome;
   }
 
   /** Claims the key, or returns the replay of a finished request, or throws for a conflict. */
   private async claim(teamId: string, key: string, hash: string, now: Date): Promise<WriteOutcome | null> {
     const nowIso = now.toISOString();
-    await this.db.deleteFrom('idempotency_keys').where('team_id', '=', teamId).where('expires_at', '<', nowIso).execute();
+    await repo.deleteExpiredKeys(this.db, teamId, nowIso);
     try {
-      await this.db
-        .insertInto('idempotency_keys')
-        .values({
-          team_id: teamId,
-          idem_key: key,
-          request_hash: hash,
-          state: 'pending',
-          response_status: null,
-          response_body: null,
-          created_at: nowIso,
-          expires_at: new Date(now.getTime() + TTL_MS).toISOString(),
-        })
-        .execute();
+      await repo.insertClaim(this.db, teamId, key, hash, nowIso, new Date(now.getTime() + TTL_MS).toISOString());
       return null;
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
     }
-    const row = await this.db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('team_id', '=', teamId)
-      .where('idem_key', '=', key)
-      .executeTakeFirst();
+    const row = await repo.findKey(this.db, teamId, key);
     if (!row) throw inProgress();
     if (row.state === 'pending' && row.created_at < new Date(now.getTime() - PENDING_LEASE_MS).toISOString()) {
-      const taken = await this.db
-        .updateTable('idempotency_keys')
-        .set({ request_hash: hash, created_at: nowIso, expires_at: new Date(now.getTime() + TTL_MS).toISOString() })
-        .where('team_id', '=', teamId)
-        .where('idem_key', '=', key)
-        .where('state', '=', 'pending')
-        .where('created_at', '=', row.created_at)
-        .executeTakeFirst();
-      if (Number(taken.numUpdatedRows) === 1) return null;
+      const expiresAt = new Date(now.getTime() + TTL_MS).toISOString();
+      if (await repo.takeOverLapsedClaim(this.db, teamId, key, row.created_at, { hash, claimedAt: nowIso, expiresAt })) return null;
       throw inProgress();
     }
     if (row.request_hash !== hash) {

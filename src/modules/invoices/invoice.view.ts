@@ -5,6 +5,7 @@
  */
 import type { EdoSync } from '../edo/index.js';
 import type { InvoiceRow, ShareLinkRow } from '../../db/types.js';
+import { formatDateShortRu } from '../../shared/ru-format.js';
 import { amountInWords, type AmountInWordsCurrency } from './amount-in-words.js';
 import { buildPaymentQrPayload, QrPayloadError } from './qr-payload.js';
 import { apiDocumentUrl, portalUrls, qrUrls, shareUrls, type LinkBases } from '../links/index.js';
@@ -26,6 +27,8 @@ export interface ViewContext {
   /** The document's EDO synchronization; null when it never started. */
   edo: EdoSync | null;
   demo?: { guids: Record<string, string> };
+  /** The totals a write just computed from the same document (not recomputed). */
+  totals?: DocumentTotals;
 }
 
 type Doc = Record<string, unknown> & {
@@ -39,16 +42,11 @@ type Doc = Record<string, unknown> & {
   show_payment_qr?: boolean;
 };
 
-export function formatRuDate(isoDate: string): string {
-  const [y, m, d] = isoDate.split('-');
-  return `${d}.${m}.${y}`;
-}
-
 export function documentTitle(doc: { number: string; date: string; document_title?: unknown }): { title: string; custom: boolean } {
   if (typeof doc.document_title === 'string' && doc.document_title.trim() !== '') {
     return { title: doc.document_title.trim(), custom: true };
   }
-  return { title: `Счёт № ${doc.number} от ${formatRuDate(doc.date)}`, custom: false };
+  return { title: `Счёт № ${doc.number} от ${formatDateShortRu(doc.date)}`, custom: false };
 }
 
 export function etagOf(publicId: string, revision: number): string {
@@ -95,7 +93,7 @@ function qrBlock(doc: Doc, totals: DocumentTotals, buyerToken: string, bases: Li
       payeeInn: str(s.inn) || undefined,
       kpp: str(s.kpp) || undefined,
       sumKopecks: totals.total_kopecks,
-      purpose: `Оплата по счёту № ${doc.number} от ${formatRuDate(doc.date)}, ${vat}`,
+      purpose: `Оплата по счёту № ${doc.number} от ${formatDateShortRu(doc.date)}, ${vat}`,
     });
     return { enabled: true, url: urls.png, svg_url: urls.svg, payload, reason: '' };
   } catch (err) {
@@ -122,7 +120,7 @@ export function buildInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[], ctx
     .filter((l) => l.kind === 'recipient')
     .map((l) => ({ link: l, urls: shareUrls(ctx.bases, l.token) }));
 
-  const totals = totalsOf(doc);
+  const totals = ctx.totals ?? totalsOf(doc);
   const { title, custom } = documentTitle(doc);
   const restriction = serviceRestriction(ctx.tariff) || (row.service_status === 'restricted' ? row.service_status_reason : '');
   const status = statusBlock(row.seller_status, row.buyer_status, restriction ? 'restricted' : 'active', restriction);
