@@ -16,14 +16,14 @@ import type { Clock } from '../../shared/clock.js';
 import { isoNow } from '../../shared/clock.js';
 import { hashSecret, newApiKeySecret } from '../../shared/tokens.js';
 import { jsonPath, throwIssues, validateBootstrap, type BootstrapIssue, type Segment } from './bootstrap.parse.js';
-import type { BootstrapApiKey, BootstrapFile, BootstrapTeam } from './bootstrap.schema.js';
+import type { BootstrapApiKey, BootstrapFile, BootstrapTeam } from './bootstrap.schemas.js';
 import * as repo from './bootstrap.repository.js';
 import { DEFAULT_TARIFF, tariffToRow } from './tariffs.js';
 import { listBankAccounts, listManagers, listOrganizations, listSigners, nextApiKeyId } from './teams.repository.js';
 import { DEMO_CATALOG_DATA } from './demo-organization.js';
 
 export { BootstrapError, parseBootstrap, validateBootstrap, type BootstrapIssue } from './bootstrap.parse.js';
-export type { BootstrapFile } from './bootstrap.schema.js';
+export type { BootstrapFile } from './bootstrap.schemas.js';
 
 export interface BootstrapCounts {
   created: number;
