@@ -6,6 +6,7 @@ import { defineConfig } from 'vitest/config';
  * on PostgreSQL too. Skipping them keeps CI's PostgreSQL pass well inside its time budget.
  */
 const SQLITE_PASS_ONLY = [
+  'test/architecture/**',
   'test/modules/sharing/browser.test.ts',
   'test/config.test.ts',
   'test/modules/invoices/checksums.test.ts',
@@ -14,6 +15,9 @@ const SQLITE_PASS_ONLY = [
   'test/modules/invoices/validation.test.ts',
   'test/modules/invoices/prohibited.test.ts',
   'test/modules/rendering/**',
+  'test/modules/invoices/amount-in-words.test.ts',
+  'test/modules/invoices/qr-payload.test.ts',
+  'test/modules/invoices/print-model.test.ts',
   'test/modules/notifications/email-message.test.ts',
   'test/modules/sharing/pages.test.ts',
   'test/modules/sharing/pages-escaping.test.ts',

@@ -11,7 +11,7 @@
 import { jsonShapeProblem } from '../src/http/input-guard.js';
 import { findTooDeepPath } from '../src/modules/invoices/prohibited.js';
 import { parseWriteEnvelope } from '../src/modules/invoices/envelope.js';
-import { requestHash } from '../src/modules/invoices/idempotency.js';
+import { requestHash } from '../src/shared/request-hash.js';
 import { INVOICE_LIMITS, validateInvoice } from '../src/modules/invoices/validation.js';
 import { hostileBodies } from './hostile-scenarios.js';
 

@@ -22,15 +22,14 @@ import type { RateLimitStore } from './http/rate-limit/rate-limit.types.js';
 import { generateRequestId } from './http/request-id.js';
 import { registerOperationsRoutes } from './http/operations.routes.js';
 import { catalogRoutes, CatalogService } from './modules/catalog/index.js';
-import { invoiceRoutes, InvoiceService } from './modules/invoices/index.js';
+import { documentStatusPort, invoiceRoutes, InvoiceService } from './modules/invoices/index.js';
 import { createEdo, type EdoRuntime } from './modules/edo/index.js';
-import { createPdfRenderer, type PdfRenderer } from './modules/rendering/pdf-pool.js';
-import { RenderCache } from './modules/rendering/render-cache.js';
+import { createPdfRenderer, RenderCache, type PdfRenderer } from './modules/rendering/index.js';
 import { createNotifications, type Notifier } from './modules/notifications/index.js';
-import { basePath } from './modules/sharing/index.js';
-import { edoDocumentFiles, pdfAttachments, SharingService, sharingRoutes } from './modules/sharing/web.js';
+import { basePath } from './modules/links/index.js';
+import { edoDocumentFiles, pdfAttachments, SharingService, sharingRoutes } from './modules/sharing/index.js';
 import { AuthService } from './modules/teams/index.js';
-import { ErrorBody } from './shared/schemas.js';
+import { ErrorBody } from './shared/errors.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { ApiError } from './shared/errors.js';
 
@@ -189,10 +188,23 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const pdf = deps.pdf ?? createPdfRenderer({ maxQueue: config.limits.pdfQueueMax });
   app.addHook('onClose', async () => pdf.close());
   const notifier =
-    deps.notifier ?? createNotifications({ database, clock, bases, config, logger: app.log.child({ component: 'notifications' }) });
+    deps.notifier ?? createNotifications({
+      database,
+      clock,
+      bases,
+      config,
+      documents: documentStatusPort,
+      logger: app.log.child({ component: 'notifications' }),
+    });
   app.decorate('notifier', notifier);
   app.addHook('onClose', async () => notifier.close());
-  const edo = deps.edo ?? createEdo({ database, clock, config, logger: app.log.child({ component: 'edo' }) });
+  const edo = deps.edo ?? createEdo({
+      database,
+      clock,
+      config,
+      onDelivered: documentStatusPort.onDelivered,
+      logger: app.log.child({ component: 'edo' }),
+    });
   app.decorate('edo', edo);
   app.addHook('onClose', async () => edo.close());
 

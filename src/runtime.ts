@@ -12,13 +12,11 @@ import { migrateToLatest } from './db/migrator.js';
 import { MemoryStore } from './http/rate-limit/memory-store.js';
 import type { RateLimitStore } from './http/rate-limit/rate-limit.types.js';
 import { RedisStore } from './http/rate-limit/redis-store.js';
-import { seedDemoTeamIfEmpty, type DemoTeam } from './modules/teams/bootstrap.js';
-import { importBootstrapFile } from './modules/teams/bootstrap-file.js';
-import { ensureSetting } from './modules/teams/teams.repository.js';
+import { ensureSetting, importBootstrapFile, seedDemoTeamIfEmpty, type DemoTeam } from './modules/teams/index.js';
 import { systemClock } from './shared/clock.js';
 import { randomToken } from './shared/tokens.js';
 
-export { BootstrapFileUnreadableError, importBootstrapFile } from './modules/teams/bootstrap-file.js';
+export { BootstrapFileUnreadableError, importBootstrapFile } from './modules/teams/index.js';
 
 export interface Runtime {
   app: App;

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
-import { BootstrapError } from './modules/teams/bootstrap.js';
+import { BootstrapError } from './modules/teams/index.js';
 import { announceDemoKey, BootstrapFileUnreadableError, startRuntime, type Runtime } from './runtime.js';
 
 /** How long in-flight requests get to finish after SIGTERM before the process gives up. */

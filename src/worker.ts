@@ -8,11 +8,11 @@ import type { Config } from './config/config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { loggerOptions } from './http/logging.js';
-import { InvoiceService } from './modules/invoices/index.js';
+import { documentStatusPort, InvoiceService } from './modules/invoices/index.js';
 import { createEdo } from './modules/edo/index.js';
 import { createNotifications } from './modules/notifications/index.js';
-import { createPdfRenderer } from './modules/rendering/pdf-pool.js';
-import { edoDocumentFiles, pdfAttachments, SharingService } from './modules/sharing/web.js';
+import { createPdfRenderer } from './modules/rendering/index.js';
+import { edoDocumentFiles, pdfAttachments, SharingService } from './modules/sharing/index.js';
 import { AuthService } from './modules/teams/index.js';
 import { resolveServiceSecret } from './runtime.js';
 import { systemClock } from './shared/clock.js';
@@ -27,9 +27,16 @@ export async function runWorker(config: Config): Promise<void> {
     clock: systemClock,
     bases: { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret },
     config,
+    documents: documentStatusPort,
     logger: logger.child({ component: 'notifications' }),
   });
-  const edo = createEdo({ database, clock: systemClock, config, logger: logger.child({ component: 'edo' }) });
+  const edo = createEdo({
+    database,
+    clock: systemClock,
+    config,
+    onDelivered: documentStatusPort.onDelivered,
+    logger: logger.child({ component: 'edo' }),
+  });
   // Retried e-mails carry the PDF too: the same documents and pages services as an API node.
   const bases = { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret };
   const invoices = new InvoiceService({ db: database.db, clock: systemClock, bases, demoPublicId: config.demoPublicId, notifications: notifier.service, edo: edo.service });

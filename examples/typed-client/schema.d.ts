@@ -225,7 +225,7 @@ export interface components {
             ok: false;
             /** @description Error identifier. `unauthorized` for every 401 and `rate_limited` for every 429 (the reason is in `code`). The list is closed: a new identifier comes with a new API version. */
             error: "invalid_json" | "invalid_content_type" | "invalid_query" | "invalid_request" | "validation_failed" | "prohibited_field" | "partial_update_not_supported" | "tenant_scope_not_resolved" | "seller_org_not_allowed" | "seller_org_over_tariff_limit" | "document_not_found" | "revision_not_found" | "not_found" | "method_not_allowed" | "public_id_conflict" | "public_id_mismatch" | "invalid_status_transition" | "document_locked" | "sending_restricted" | "idempotency_key_reused" | "idempotency_request_in_progress" | "revision_conflict" | "request_timeout" | "payload_too_large" | "rate_limited" | "internal_error" | "not_ready" | "render_queue_full" | "shutting_down" | "unauthorized";
-            /** @description 401: api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. 429: the scope and window that refused, e.g. ip_per_sec, key_per_min, team_per_day. */
+            /** @description 401: api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit (metrics_token_invalid on /metrics). 429: the scope and window that refused, e.g. ip_per_sec, key_per_min, team_per_day, link_per_min. */
             code?: string;
             /** @description Human-readable explanation; for field errors, the offending paths (at most 100, see `errors_not_listed`). */
             details?: string;

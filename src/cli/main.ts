@@ -7,11 +7,17 @@ import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrator.js';
 import { EdoRetryError, retryFailedSync } from '../modules/edo/index.js';
-import { rotateShareLinks, shareUrls } from '../modules/sharing/index.js';
-import { BootstrapError } from '../modules/teams/bootstrap.js';
-import { createApiKey, deactivateApiKey, KeyCommandError } from '../modules/teams/api-keys.service.js';
-import type { BootstrapSummary } from '../modules/teams/bootstrap.js';
-import { BootstrapFileUnreadableError, importBootstrapFile } from '../modules/teams/bootstrap-file.js';
+import { rotateShareLinks } from '../modules/invoices/index.js';
+import { shareUrls } from '../modules/links/index.js';
+import {
+  BootstrapError,
+  BootstrapFileUnreadableError,
+  createApiKey,
+  deactivateApiKey,
+  importBootstrapFile,
+  KeyCommandError,
+  type BootstrapSummary,
+} from '../modules/teams/index.js';
 import { systemClock } from '../shared/clock.js';
 
 const USAGE = `Usage: invoicing <command>

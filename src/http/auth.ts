@@ -4,14 +4,7 @@
  * resolved caller on `request.auth`.
  */
 import type { FastifyRequest } from 'fastify';
-import type { AuthContext, AuthService, PresentedCredentials } from '../modules/teams/auth.service.js';
-import { ApiError } from '../shared/errors.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    auth: AuthContext | null;
-  }
-}
+import type { AuthService, PresentedCredentials } from '../modules/teams/index.js';
 
 function headerValue(request: FastifyRequest, name: string): string | null {
   const raw = request.headers[name];
@@ -40,10 +33,4 @@ export function authHook(auth: AuthService) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
     request.auth = await auth.authenticate(presentedCredentials(request));
   };
-}
-
-/** The caller of an authenticated route (the hook guarantees it). */
-export function requireAuth(request: FastifyRequest): AuthContext {
-  if (!request.auth) throw ApiError.unauthorized('api_key_missing', 'this route needs an API key');
-  return request.auth;
 }

@@ -9,12 +9,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
 import { errorResponses } from '../shared/schemas.js';
 
-/** Reads: the key in x-api-key, as a Bearer token, or in the api_key query parameter. */
-export const API_SECURITY: Array<Record<string, string[]>> = [{ ApiKeyHeader: [] }, { BearerAuth: [] }, { ApiKeyQuery: [] }];
-/** Writes: a key in the query is refused (401 api_key_missing), so only the two headers. */
-export const API_WRITE_SECURITY: Array<Record<string, string[]>> = [{ ApiKeyHeader: [] }, { BearerAuth: [] }];
-/** Open routes (descriptions, health, metrics): stated explicitly, so no reader assumes a key. */
-export const NO_SECURITY: Array<Record<string, string[]>> = [];
+import { NO_SECURITY } from '../shared/api-security.js';
+
+export { API_SECURITY, API_WRITE_SECURITY, NO_SECURITY } from '../shared/api-security.js';
 
 const DESCRIPTION = `Team-scoped invoices ("Счёт на оплату") for ERPs, CRMs and shops.
 

@@ -85,3 +85,32 @@ export function checkOutboxPolicy(name: string, policy: OutboxPolicy, longestAtt
   const low = Object.entries(all).filter(([, value]) => !(value >= 1)).map(([key]) => key);
   if (low.length > 0) throw new Error(`${name}: ${low.join(', ')} must be at least 1`);
 }
+
+/** What one batch of outbox attempts did (e-mail and EDO workers alike). */
+export interface OutboxBatchResult {
+  claimed: number;
+  sent: number;
+  retrying: number;
+  failed: number;
+}
+
+/**
+ * Attempts each claimed row once, `concurrency` at a time, each under its own timeout and the
+ * worker's abort signal, and counts the outcomes.
+ */
+export async function attemptClaimedRows<Row>(
+  rows: readonly Row[],
+  policy: { concurrency: number; attemptTimeoutMs: number },
+  abort: AbortSignal,
+  attempt: (row: Row, signal: AbortSignal) => Promise<string | null>,
+): Promise<OutboxBatchResult> {
+  const result: OutboxBatchResult = { claimed: rows.length, sent: 0, retrying: 0, failed: 0 };
+  await forEachLimited(rows, policy.concurrency, async (row) => {
+    const signal = AbortSignal.any([AbortSignal.timeout(policy.attemptTimeoutMs), abort]);
+    const state = await attempt(row, signal);
+    if (state === 'sent') result.sent++;
+    else if (state === 'pending') result.retrying++;
+    else if (state === 'failed') result.failed++;
+  });
+  return result;
+}

@@ -3,70 +3,9 @@
  * referenced by `$id`, so the OpenAPI document lists it under components.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { AUTH_ERROR_CODES, ERROR_STATUS } from './errors.js';
+import { ErrorBody } from './errors.js';
 
-/** Every value `error` can take: 401 and 429 carry their reason in `code` instead. */
-export const ERROR_IDENTIFIERS = [
-  ...Object.keys(ERROR_STATUS).filter((c) => !(AUTH_ERROR_CODES as readonly string[]).includes(c)),
-  'unauthorized',
-];
-
-export const ErrorBody = Type.Object(
-  {
-    ok: Type.Literal(false, { description: 'Always false for an error.' }),
-    error: Type.Union(
-      ERROR_IDENTIFIERS.map((c) => Type.Literal(c)),
-      {
-        description:
-          'Error identifier. `unauthorized` for every 401 and `rate_limited` for every 429 (the reason is in `code`). The list is closed: a new identifier comes with a new API version.',
-      },
-    ),
-    code: Type.Optional(
-      Type.String({
-        description:
-          '401: api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. 429: the scope and window that refused, e.g. ip_per_sec, key_per_min, team_per_day.',
-      }),
-    ),
-    details: Type.Optional(
-      Type.String({
-        // 100 paths of at most 32 segments of at most ~106 characters each (names are cut at 100).
-        maxLength: 400_000,
-        description: 'Human-readable explanation; for field errors, the offending paths (at most 100, see `errors_not_listed`).',
-      }),
-    ),
-    missing_fields: Type.Optional(
-      Type.Array(Type.String(), { description: 'Every required path that is missing, e.g. `items[2].price`.' }),
-    ),
-    errors: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {
-            field: Type.String({ description: 'Path of the offending field.' }),
-            code: Type.String({ description: 'Machine-readable reason.' }),
-            message: Type.String({ description: 'Human-readable reason.' }),
-          },
-          { additionalProperties: true },
-        ),
-        { maxItems: 100, description: 'The field errors of a refused write: the first 100 (the rest are counted in `errors_not_listed`).' },
-      ),
-    ),
-    errors_not_listed: Type.Optional(
-      Type.Integer({
-        format: 'int32',
-        minimum: 1,
-        maximum: 2_147_483_647,
-        description: 'How many further field errors `errors` leaves out (it lists at most 100); absent when it lists them all.',
-      }),
-    ),
-    document_public_id: Type.Optional(Type.String({ description: 'The document concerned, when there is one.' })),
-    document_kind: Type.Optional(Type.String({ description: 'Kind of the document concerned (`invoice`).' })),
-    demo_public_id: Type.Optional(Type.String({ description: 'In demo mode: the id of the published sample document.' })),
-    retry_after_sec: Type.Optional(Type.Integer({ minimum: 1, description: '429 only: seconds to wait before retrying.' })),
-    request_id: Type.Optional(Type.String({ description: '500 only: the request id to quote to the operator.' })),
-  },
-  { $id: 'ErrorBody', additionalProperties: false, description: 'The error shape of every non-2xx response.' },
-);
-export type ErrorBody = Static<typeof ErrorBody>;
+export { ERROR_IDENTIFIERS, ErrorBody } from './errors.js';
 
 /** A `$ref` to a registered schema, typed as the schema itself; `description` becomes the response's. */
 export function ref<T extends TSchema>(schema: T, description?: string): T {

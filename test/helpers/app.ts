@@ -20,6 +20,7 @@ import { systemClock } from '../../src/shared/clock.js';
 import { createTestDb, type TestDatabase } from './db.js';
 import { bootstrapFixture } from './fixtures.js';
 import { SpecValidator } from './openapi.js';
+import { documentStatusPort } from '../../src/modules/invoices/index.js';
 
 /** The portal-link signing secret of test apps. */
 export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789abcdef';
@@ -74,12 +75,20 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
         clock: options.notifications.clock ?? systemClock,
         bases: { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret: TEST_SECRET },
         config,
+        documents: documentStatusPort,
         policy: options.notifications.policy,
         smtpTimeouts: options.notifications.smtpTimeouts,
       })
     : undefined;
   const edo = options.edo
-    ? createEdo({ database: db, clock: options.edo.clock ?? systemClock, config, policy: options.edo.policy, operator: options.edo.operator })
+    ? createEdo({
+        database: db,
+        clock: options.edo.clock ?? systemClock,
+        config,
+        onDelivered: documentStatusPort.onDelivered,
+        policy: options.edo.policy,
+        operator: options.edo.operator,
+      })
     : undefined;
   const app = await buildApp({
     config,

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { requireAuth } from '../../http/auth.js';
-import { API_SECURITY } from '../../http/openapi.js';
+import { API_SECURITY } from '../../shared/api-security.js';
 import { errorResponses, ref } from '../../shared/schemas.js';
+import { requireAuth } from '../teams/index.js';
 import { CatalogResponse } from './catalog.schemas.js';
 import type { CatalogService } from './catalog.service.js';
 

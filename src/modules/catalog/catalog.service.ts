@@ -1,12 +1,9 @@
 /** The reference catalog of the caller's team (spec 2.5), or the sample catalog in demo mode. */
 import type { Db } from '../../db/database.js';
-import type { BankAccountRow, ManagerRow, OrganizationRow, SignerRow } from '../../db/types.js';
 import { labelled, BUYER_STATUSES, SELLER_STATUSES, SERVICE_STATUSES } from '../invoices/index.js';
-import type { AuthContext } from '../teams/auth.service.js';
-import { listBankAccounts, listManagers, listOrganizations, listSigners } from '../teams/teams.repository.js';
+import { DEMO_CATALOG_DATA, loadCatalogData, organizationsWithinLimit, type AuthContext, type CatalogData } from '../teams/index.js';
 import { CURRENCIES, INVOICE_DIRECTIONS, UNITS, VAT_RATES } from '../../shared/reference.js';
 import type { CatalogResponse } from './catalog.schemas.js';
-import { DEMO_CATALOG_DATA } from './demo-catalog.js';
 
 export const CATALOG_ENUMS: CatalogResponse['enums'] = {
   currencies: Object.entries(CURRENCIES).map(([code, name]) => ({ code, name })),
@@ -17,23 +14,6 @@ export const CATALOG_ENUMS: CatalogResponse['enums'] = {
   service_statuses: labelled(SERVICE_STATUSES),
   units: UNITS,
 };
-
-export interface CatalogData {
-  organizations: OrganizationRow[];
-  bankAccounts: BankAccountRow[];
-  managers: ManagerRow[];
-  signers: SignerRow[];
-}
-
-/** Ids of the active organizations within the tariff's `max_organizations`, in bootstrap order. */
-export function organizationsWithinLimit(organizations: OrganizationRow[], maxOrganizations: number): Set<string> {
-  return new Set(
-    organizations
-      .filter((o) => o.active === 1)
-      .slice(0, maxOrganizations)
-      .map((o) => o.id),
-  );
-}
 
 export function toCatalogResponse(data: CatalogData, maxOrganizations: number, demo: boolean): CatalogResponse {
   const within = organizationsWithinLimit(data.organizations, maxOrganizations);
@@ -77,12 +57,6 @@ export class CatalogService {
 
   async getCatalog(auth: AuthContext): Promise<CatalogResponse> {
     if (auth.mode === 'demo') return toCatalogResponse(DEMO_CATALOG_DATA, auth.tariff.max_organizations, true);
-    const [organizations, bankAccounts, managers, signers] = await Promise.all([
-      listOrganizations(this.db, auth.teamId),
-      listBankAccounts(this.db, auth.teamId),
-      listManagers(this.db, auth.teamId),
-      listSigners(this.db, auth.teamId),
-    ]);
-    return toCatalogResponse({ organizations, bankAccounts, managers, signers }, auth.tariff.max_organizations, false);
+    return toCatalogResponse(await loadCatalogData(this.db, auth.teamId), auth.tariff.max_organizations, false);
   }
 }

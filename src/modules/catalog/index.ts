@@ -1,2 +1,2 @@
 export { catalogRoutes } from './catalog.routes.js';
-export { CatalogService, organizationsWithinLimit } from './catalog.service.js';
+export { CatalogService } from './catalog.service.js';

@@ -5,16 +5,22 @@
  */
 import type { Db, Executor } from '../../db/database.js';
 import type { EdoJobRow, EdoJobStatus, OutboxRow } from '../../db/types.js';
-import { markBuyerSent } from '../notifications/index.js';
 import type { EdoSync } from './edo.schemas.js';
 import * as repo from './edo.repository.js';
 
 /** How far along a job is; news never moves it backwards. */
 const RANK: Record<EdoJobStatus, number> = { superseded: -1, failed: 0, queued: 0, sent: 1, delivered: 2, accepted: 3, rejected: 3 };
 
-/** Moves a job forward to `status` (never back); delivery moves buyer_status to `sent`. */
+/**
+ * The invoices module's reaction to a delivery (buyer_status `not_sent` → `sent`), inside the
+ * job's transaction. A port: edo never imports invoices or notifications; app.ts wires it.
+ */
+export type OnDelivered = (db: Executor, teamId: string, publicId: string) => Promise<void>;
+
+/** Moves a job forward to `status` (never back); delivery moves buyer_status to `sent` (`onDelivered`). */
 export async function applyStatus(
   db: Db,
+  onDelivered: OnDelivered,
   news: {
     teamId: string;
     jobId: string;
@@ -40,7 +46,7 @@ export async function applyStatus(
     await advanceJob(trx, teamId, jobId, status, now, values);
     // The operator has it: a send still waiting for a retry (its answer was lost) is done.
     await repo.settleOutboxRow(trx, teamId, jobId, now);
-    await markBuyerSent(trx, teamId, job.public_id);
+    await onDelivered(trx, teamId, job.public_id);
   });
 }
 

@@ -18,7 +18,7 @@ import { isoNow, type Clock } from '../../shared/clock.js';
 import { randomToken } from '../../shared/tokens.js';
 import { EdoOperatorError, type EdoEvent, type EdoOperator, type EdoOutgoingDocument } from './edo-operator.js';
 import { resolveEdoPolicy, type EdoPolicy } from './edo-policy.js';
-import { advanceJob, applyStatus, toEdoSync } from './edo-jobs.js';
+import { advanceJob, applyStatus, toEdoSync, type OnDelivered } from './edo-jobs.js';
 import type { EdoSync } from './edo.schemas.js';
 import * as repo from './edo.repository.js';
 
@@ -33,6 +33,8 @@ export interface EdoServiceDeps {
   database: Pick<DatabaseHandle, 'db' | 'dialect'>;
   clock: Clock;
   operator: EdoOperator;
+  /** buyer_status → `sent` when the operator delivered (the invoices module's port). */
+  onDelivered: OnDelivered;
   policy?: Partial<EdoPolicy>;
   files?: EdoFileProvider;
   logger?: WorkLogger;
@@ -249,7 +251,7 @@ export class EdoService {
     if (!recorded) return null;
     const operatorDocumentId = receipt.operatorDocumentId;
     if (receipt.status === 'delivered') {
-      await applyStatus(this.db, { teamId: row.team_id, jobId: row.id, status: 'delivered', at: now, reason: null, operatorDocumentId, now });
+      await applyStatus(this.db, this.deps.onDelivered, { teamId: row.team_id, jobId: row.id, status: 'delivered', at: now, reason: null, operatorDocumentId, now });
     }
     this.logger.info(
       { public_id: row.public_id, revision: row.revision, job_id: row.id, operator_document_id: operatorDocumentId },
@@ -373,7 +375,7 @@ export class EdoService {
       });
       return true;
     }
-    await applyStatus(this.db, {
+    await applyStatus(this.db, this.deps.onDelivered, {
       teamId: job.team_id,
       jobId: job.job_id,
       status: event.status,

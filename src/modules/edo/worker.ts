@@ -3,16 +3,11 @@
  * and reads the operator's change feed. Runs in the server process by default and in
  * `invoicing worker`; any number of workers may share one database.
  */
-import { forEachLimited, newLeaseOwner, type WorkLogger } from '../../shared/background-work.js';
+import { attemptClaimedRows, newLeaseOwner, type OutboxBatchResult, type WorkLogger } from '../../shared/background-work.js';
 import { PollingLoop } from '../../shared/polling-loop.js';
 import type { EdoService } from './edo.service.js';
 
-export interface EdoBatchResult {
-  claimed: number;
-  sent: number;
-  retrying: number;
-  failed: number;
-}
+export type EdoBatchResult = OutboxBatchResult;
 
 export class EdoWorker {
   readonly owner: string;
@@ -44,15 +39,7 @@ export class EdoWorker {
   async sendDue(): Promise<EdoBatchResult> {
     const policy = this.service.policy;
     const rows = await this.service.claimDue(this.owner, policy.batchSize);
-    const result: EdoBatchResult = { claimed: rows.length, sent: 0, retrying: 0, failed: 0 };
-    await forEachLimited(rows, policy.concurrency, async (row) => {
-      const signal = AbortSignal.any([AbortSignal.timeout(policy.attemptTimeoutMs), this.abort.signal]);
-      const state = await this.service.attempt(row, this.owner, signal);
-      if (state === 'sent') result.sent++;
-      else if (state === 'pending') result.retrying++;
-      else if (state === 'failed') result.failed++;
-    });
-    return result;
+    return attemptClaimedRows(rows, policy, this.abort.signal, (row, signal) => this.service.attempt(row, this.owner, signal));
   }
 
   /** One read of the change feed (several pages when they are ready). */

@@ -12,26 +12,13 @@
  * - U+0000 in any string or property name: `invalid_character` (PostgreSQL text cannot hold it).
  * Issues are returned in document order; the walk never builds a path it does not report.
  */
-import { INVOICE_LIMITS as L, longerThan } from './validation-fields.js';
+import { longerThan } from './validation-fields.js';
+import { FIELD_MAX_LENGTH, INVOICE_LIMITS as L } from './limits.js';
 import { pathOf, walkJson, type JsonNode } from './prohibited.js';
-import type { ValidationIssue } from './validation.js';
+import type { ValidationIssue } from './invoice.model.js';
 
-/**
- * Limits by property name for the free-form parts of a document (what a real invoice needs,
- * generously); any other string is bounded by `anyStringMaxLength`.
- */
-export const FIELD_MAX_LENGTH: Readonly<Record<string, number>> = {
-  name: L.partyNameMaxLength,
-  full_name: L.partyNameMaxLength,
-  position: L.recipientFieldMaxLength,
-  email: L.emailMaxLength,
-  phone: 100,
-  address: L.addressMaxLength,
-  document_title: 500,
-  basis: L.textMaxLength,
-  purpose: L.textMaxLength,
-  comment: L.textMaxLength,
-};
+
+export { FIELD_MAX_LENGTH };
 
 function stringLimit(node: JsonNode): number {
   // An item's name (`items[i].name`) has its own, longer limit.

@@ -17,7 +17,6 @@
  * died in between, after `deliveryLeaseMs` (when the outbox worker takes its e-mails over) a retry
  * gets the answer as committed, its status following its notifications.
  */
-import crypto from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
@@ -25,50 +24,12 @@ import type { Database } from '../../db/types.js';
 import { ApiError } from '../../shared/errors.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
 import type { InvoiceWriteResponse } from './invoice.schemas.js';
-import type { WriteOutcome } from './invoice.service.js';
+import type { WriteOutcome } from './invoice.model.js';
+import * as repo from './idempotency.repository.js';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
 /** Far longer than any create takes; a claim this old has no live owner. */
 export const PENDING_LEASE_MS = 5 * 60 * 1000;
-
-/**
- * Hash of the request body with object keys sorted, so key order does not matter. Iterative
- * (an explicit stack) and linear in the body's size, so no nesting can overflow the call stack;
- * the service still refuses a body nested too deep before hashing it (docs/security.md).
- */
-export function requestHash(body: unknown): string {
-  const hash = crypto.createHash('sha256');
-  // Each entry is text to write or a value to serialize; popped in order.
-  const stack: Array<{ text: string } | { value: unknown }> = [{ value: body ?? null }];
-  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
-    if ('text' in top) {
-      hash.update(top.text);
-      continue;
-    }
-    const v = top.value;
-    if (Array.isArray(v)) {
-      hash.update('[');
-      stack.push({ text: ']' });
-      for (let i = v.length - 1; i >= 0; i--) {
-        stack.push({ value: v[i] === undefined ? null : v[i] });
-        if (i > 0) stack.push({ text: ',' });
-      }
-    } else if (v !== null && typeof v === 'object') {
-      const record = v as Record<string, unknown>;
-      const keys = Object.keys(record).filter((k) => record[k] !== undefined).sort();
-      hash.update('{');
-      stack.push({ text: '}' });
-      for (let i = keys.length - 1; i >= 0; i--) {
-        const k = keys[i] as string;
-        stack.push({ value: record[k] });
-        stack.push({ text: `${i > 0 ? ',' : ''}${JSON.stringify(k)}:` });
-      }
-    } else {
-      hash.update(JSON.stringify(v) ?? 'null');
-    }
-  }
-  return hash.digest('hex');
-}
 
 export interface IdempotencyOptions {
   /** How long a committed request may take to record its final answer (its e-mail attempt). */
@@ -99,80 +60,35 @@ export class IdempotencyStore {
     let outcome: WriteOutcome;
     try {
       outcome = await work(async (trx, outcome) => {
-        const recorded = await trx
-          .updateTable('idempotency_keys')
-          .set({ state: 'done', response_status: null, response_body: JSON.stringify(outcome.body) })
-          .where('team_id', '=', teamId)
-          .where('idem_key', '=', key)
-          .where('state', '=', 'pending')
-          .where('created_at', '=', claimedAt)
-          .executeTakeFirst();
         // The claim lapsed and a retry took it over: roll this document back, the retry stands.
-        if (Number(recorded.numUpdatedRows) !== 1) throw inProgress();
+        if (!(await repo.recordCommitted(trx, teamId, key, claimedAt, JSON.stringify(outcome.body)))) throw inProgress();
       });
     } catch (err) {
       // Nothing was stored: release the key (if still ours) so a corrected retry can run.
-      await this.db
-        .deleteFrom('idempotency_keys')
-        .where('team_id', '=', teamId)
-        .where('idem_key', '=', key)
-        .where('state', '=', 'pending')
-        .where('created_at', '=', claimedAt)
-        .execute();
+      await repo.releaseClaim(this.db, teamId, key, claimedAt);
       throw err;
     }
     // The transaction recorded the response as committed (e-mails not yet attempted, no status);
     // the final one, after the bounded delivery attempt, replaces it so replays match the first answer.
-    await this.db
-      .updateTable('idempotency_keys')
-      .set({ response_status: outcome.status, response_body: JSON.stringify(outcome.body) })
-      .where('team_id', '=', teamId)
-      .where('idem_key', '=', key)
-      .where('state', '=', 'done')
-      .where('created_at', '=', claimedAt)
-      .execute();
+    await repo.recordFinal(this.db, teamId, key, claimedAt, outcome.status, JSON.stringify(outcome.body));
     return outcome;
   }
 
   /** Claims the key, or returns the replay of a finished request, or throws for a conflict. */
   private async claim(teamId: string, key: string, hash: string, now: Date): Promise<WriteOutcome | null> {
     const nowIso = now.toISOString();
-    await this.db.deleteFrom('idempotency_keys').where('team_id', '=', teamId).where('expires_at', '<', nowIso).execute();
+    await repo.deleteExpiredKeys(this.db, teamId, nowIso);
     try {
-      await this.db
-        .insertInto('idempotency_keys')
-        .values({
-          team_id: teamId,
-          idem_key: key,
-          request_hash: hash,
-          state: 'pending',
-          response_status: null,
-          response_body: null,
-          created_at: nowIso,
-          expires_at: new Date(now.getTime() + TTL_MS).toISOString(),
-        })
-        .execute();
+      await repo.insertClaim(this.db, teamId, key, hash, nowIso, new Date(now.getTime() + TTL_MS).toISOString());
       return null;
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
     }
-    const row = await this.db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('team_id', '=', teamId)
-      .where('idem_key', '=', key)
-      .executeTakeFirst();
+    const row = await repo.findKey(this.db, teamId, key);
     if (!row) throw inProgress();
     if (row.state === 'pending' && row.created_at < new Date(now.getTime() - PENDING_LEASE_MS).toISOString()) {
-      const taken = await this.db
-        .updateTable('idempotency_keys')
-        .set({ request_hash: hash, created_at: nowIso, expires_at: new Date(now.getTime() + TTL_MS).toISOString() })
-        .where('team_id', '=', teamId)
-        .where('idem_key', '=', key)
-        .where('state', '=', 'pending')
-        .where('created_at', '=', row.created_at)
-        .executeTakeFirst();
-      if (Number(taken.numUpdatedRows) === 1) return null;
+      const expiresAt = new Date(now.getTime() + TTL_MS).toISOString();
+      if (await repo.takeOverLapsedClaim(this.db, teamId, key, row.created_at, { hash, claimedAt: nowIso, expiresAt })) return null;
       throw inProgress();
     }
     if (row.request_hash !== hash) {

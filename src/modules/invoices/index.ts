@@ -1,6 +1,28 @@
+/**
+ * Invoices: the documents, their writes and reads, totals and validation, share links, the
+ * amount in words, the payment QR payload and the print model. The one writer of the
+ * `invoices` and `share_links` tables: notifications and edo report delivery through
+ * `documentStatusPort` (wired in app.ts), sharing calls the status functions below.
+ */
 export * from './statuses.js';
-export { invoiceRoutes } from './invoice.routes.js';
-export { InvoiceService, type Editor, type RequestInfo, type WriteOutcome } from './invoice.service.js';
+export { amountInWords, AMOUNT_IN_WORDS_CURRENCIES, type AmountInWordsCurrency } from './amount-in-words.js';
 export { DEMO_SHARE_TOKENS } from './demo.js';
-export { validateInvoice } from './validation.js';
+export { documentStatusPort, markDocumentViewed, markPaymentReported } from './invoice-status.repository.js';
 export { listShareLinks } from './invoice.repository.js';
+export { invoiceRoutes } from './invoice.routes.js';
+export { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
+export { InvoiceService, type Editor, type RequestInfo, type WriteOutcome } from './invoice.service.js';
+export {
+  toPrintModel,
+  type InvoicePrintModel,
+  type PrintItem,
+  type PrintParty,
+  type PrintSeller,
+  type PrintSigner,
+  type PrintStatus,
+  type PrintTotals,
+  type PrintVatLine,
+} from './print-model.js';
+export { buildPaymentQrPayload, QrPayloadError } from './qr-payload.js';
+export { rotateShareLinks, type RotatedLinks } from './share-link-rotation.js';
+export { validateInvoice } from './validation.js';

@@ -8,8 +8,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { CURRENCY_CODES } from '../../shared/reference.js';
 import { ref } from '../../shared/schemas.js';
 import { InvoiceStatus } from './invoice.schemas.js';
-import { FIELD_MAX_LENGTH } from './bounds.js';
-import { INVOICE_LIMITS as L } from './validation-fields.js';
+import { FIELD_MAX_LENGTH, INVOICE_LIMITS as L } from './limits.js';
 
 /** A member of the free-form objects (manager, buyer_contact, signers): bounded as bounds.ts checks it. */
 const contactFields = {
@@ -22,6 +21,17 @@ const EXTRA_NOTE = `Additional properties are kept, bounded like every part of t
 const REQUISITE = { maxLength: L.requisiteMaxLength };
 
 const S = (description: string, extra: object = {}) => Type.String({ description, ...extra });
+
+/** A notification recipient in a write request; unknown properties are kept. */
+export const ApiRecipientInput = Type.Object(
+  {
+    email: S('Address.', { maxLength: L.emailMaxLength }),
+    name: Type.Optional(S('Name.', { maxLength: L.recipientFieldMaxLength })),
+    position: Type.Optional(S('Position.', { maxLength: L.recipientFieldMaxLength })),
+  },
+  { additionalProperties: true, maxProperties: L.objectMaxProperties },
+);
+export type ApiRecipientInput = Static<typeof ApiRecipientInput>;
 
 const partyFields = {
   name: Type.Optional(S('Name.', { maxLength: 500 })),
@@ -110,17 +120,10 @@ export const InvoicePayload = Type.Object(
     basis: Type.Optional(S('Basis (contract, order) shown on the document.', { maxLength: FIELD_MAX_LENGTH.basis })),
     document_title: Type.Optional(S('Custom title instead of "Счёт № N от DD.MM.YYYY".', { maxLength: FIELD_MAX_LENGTH.document_title })),
     api_recipients: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {
-            email: S('Address.', { maxLength: L.emailMaxLength }),
-            name: Type.Optional(S('Name.', { maxLength: L.recipientFieldMaxLength })),
-            position: Type.Optional(S('Position.', { maxLength: L.recipientFieldMaxLength })),
-          },
-          { additionalProperties: true, maxProperties: L.objectMaxProperties },
-        ),
-        { maxItems: L.recipientsMax, description: `Notification recipients, each with an own share link; at most ${L.recipientsMax}.` },
-      ),
+      Type.Array(ApiRecipientInput, {
+        maxItems: L.recipientsMax,
+        description: `Notification recipients, each with an own share link; at most ${L.recipientsMax}.`,
+      }),
     ),
     manager: Type.Optional(
       Type.Object(contactFields, { additionalProperties: true, maxProperties: L.objectMaxProperties, description: `Manager shown on the document. ${EXTRA_NOTE}` }),

@@ -287,3 +287,30 @@ export async function listInvoices(
   }
   return { rows: page.map((r) => ({ ...r, buyer_token: tokens.get(r.public_id) ?? null })), total };
 }
+
+/** The team of the document with this public id (ids are unique across teams), for operator commands. */
+export async function findDocumentTeam(db: Executor, publicId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('invoices').select('team_id').where('public_id', '=', publicId).executeTakeFirst();
+  return row?.team_id;
+}
+
+/** Gives one link a new token; the old token then finds nothing. */
+export async function replaceLinkToken(db: Executor, link: Pick<ShareLinkRow, 'team_id' | 'public_id' | 'token'>, token: string): Promise<void> {
+  await db
+    .updateTable('share_links')
+    .set({ token, last_opened_at: null })
+    .where('team_id', '=', link.team_id)
+    .where('public_id', '=', link.public_id)
+    .where('token', '=', link.token)
+    .execute();
+}
+
+/** Ends every portal link of the document signed so far (`links rotate`). */
+export async function advanceLinkEpoch(db: Executor, teamId: string, publicId: string): Promise<void> {
+  await db
+    .updateTable('invoices')
+    .set((eb) => ({ link_epoch: eb('link_epoch', '+', 1) }))
+    .where('team_id', '=', teamId)
+    .where('public_id', '=', publicId)
+    .execute();
+}

@@ -1,9 +1,9 @@
 /** Documents API routes (spec section 4): parse → service → reply. */
 import { TypeBoxValidatorCompiler, type FastifyPluginAsyncTypebox, type TSchema } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
-import { requireAuth } from '../../http/auth.js';
-import { API_SECURITY, API_WRITE_SECURITY } from '../../http/openapi.js';
+import { API_SECURITY, API_WRITE_SECURITY } from '../../shared/api-security.js';
 import { errorResponses, ref } from '../../shared/schemas.js';
+import { requireAuth } from '../teams/index.js';
 import {
   CreateInvoiceBody,
   InvoiceList,

@@ -3,8 +3,8 @@
  * serialize with them, the OpenAPI document is generated from them, the types come from them.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { EdoSync } from '../edo/edo.schemas.js';
-import { Notifications } from '../notifications/notification.schemas.js';
+import { EdoSync } from '../edo/index.js';
+import { Notifications } from '../notifications/index.js';
 
 const S = (description: string) => Type.String({ description });
 const kindFields = {
@@ -33,6 +33,7 @@ export const ValidationIssue = Type.Object(
   },
   { additionalProperties: true },
 );
+export type ValidationIssue = Static<typeof ValidationIssue>;
 
 export const ValidationOutcome = Type.Object(
   {

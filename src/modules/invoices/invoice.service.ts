@@ -11,15 +11,18 @@ import { isoNow, type Clock } from '../../shared/clock.js';
 import { randomToken } from '../../shared/tokens.js';
 import type { EdoService, EdoSync } from '../edo/index.js';
 import type { DeliveryReport, NotificationService } from '../notifications/index.js';
-import type { LinkBases } from '../sharing/index.js';
+import type { LinkBases } from '../links/index.js';
 import type { AuthContext } from '../teams/index.js';
 import { parseWriteEnvelope, type WriteEnvelope } from './envelope.js';
-import { IdempotencyStore, requestHash } from './idempotency.js';
+import { requestHash } from '../../shared/request-hash.js';
+import { IdempotencyStore } from './idempotency.js';
 import type { InvoiceList, InvoiceRevisionDetail, InvoiceRevisionList, ListQuery, RevisionsQuery } from './invoice-requests.schemas.js';
-import { WriteEffects, type QueuedEffects } from './invoice-effects.js';
-import { buildListItem, buildRevisionDetail, buildRevisionList, DemoDocuments } from './invoice-read.js';
+import { WriteEffects, type QueuedEffects } from './invoice.effects.js';
+import { buildListItem, buildRevisionDetail, buildRevisionList, DemoDocuments } from './invoice.read.js';
 import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
-import { buildInvoiceResponse, etagOf, type ViewContext } from './invoice.view.js';
+import { buildInvoiceResponse, etagOf, totalsOf, type ViewContext } from './invoice.view.js';
+import type { DocumentTotals } from './totals.js';
+import type { WriteOutcome } from './invoice.model.js';
 import * as repo from './invoice.repository.js';
 import { resolveSeller } from './seller.js';
 import { canMoveSellerStatus, isLocked, type SellerStatus } from './statuses.js';
@@ -46,16 +49,11 @@ import {
   type PreparedWrite,
   type RequestInfo,
   type WriteValues,
-} from './invoice-write.js';
+} from './invoice.write.js';
 
 export type { Editor, RequestInfo, WriteValues };
 
-export interface WriteOutcome {
-  status: 200 | 207;
-  body: InvoiceWriteResponse;
-  etag: string;
-  replayed: boolean;
-}
+export type { WriteOutcome };
 
 export interface InvoiceServiceDeps {
   db: Db;
@@ -248,7 +246,7 @@ export class InvoiceService {
         message: 'the seller organization has no EDO participant id (edo_id), so the document cannot be sent through EDO',
       });
     }
-    return { envelope, invoice: filled, resolved, warnings };
+    return { envelope, invoice: filled, resolved, warnings, totals: totalsOf(filled) };
   }
 
   private async createLive(
@@ -284,12 +282,12 @@ export class InvoiceService {
     try {
       await this.deps.db.transaction().execute(async (trx) => {
         await repo.insertInvoice(trx, row);
-        await repo.replaceItems(trx, auth.teamId, publicId, itemRows(auth.teamId, publicId, prepared.invoice));
+        await repo.replaceItems(trx, auth.teamId, publicId, itemRows(auth.teamId, publicId, prepared));
         await repo.insertShareLinks(trx, links);
         queued = await this.effects.enqueue(trx, auth, row, prepared, links);
         if (onCommit) {
           const report = this.effects.undelivered(row, queued.pending);
-          await onCommit(trx, this.outcome(auth, row, links, info, report, await this.effects.edoState(trx, row, queued)));
+          await onCommit(trx, this.outcome(auth, row, links, info, report, await this.effects.edoState(trx, row, queued), { totals: prepared.totals }));
         }
       });
     } catch (err) {
@@ -297,7 +295,7 @@ export class InvoiceService {
       throw err;
     }
     const { report, edo } = await this.effects.afterCommit(this.deps.db, row, queued);
-    return this.outcome(auth, row, links, info, report, edo);
+    return this.outcome(auth, row, links, info, report, edo, { totals: prepared.totals });
   }
 
   /** Applies the update if the stored revision is still `current`; null when another update won. */
@@ -360,14 +358,14 @@ export class InvoiceService {
       });
       const keep = this.deps.revisionsKeep ?? 0;
       if (keep > 0) await repo.pruneRevisions(trx, auth.teamId, publicId, current.revision, keep);
-      await repo.replaceItems(trx, auth.teamId, publicId, itemRows(auth.teamId, publicId, prepared.invoice));
+      await repo.replaceItems(trx, auth.teamId, publicId, itemRows(auth.teamId, publicId, prepared));
       links = await syncShareLinks(trx, auth.teamId, publicId, prepared.invoice.api_recipients, now);
       queued = await this.effects.enqueue(trx, auth, next, prepared, links);
       return true;
     });
     if (!applied) return null;
     const { report, edo } = await this.effects.afterCommit(this.deps.db, next, queued);
-    return this.outcome(auth, next, links, info, report, edo);
+    return this.outcome(auth, next, links, info, report, edo, { totals: prepared.totals });
   }
 
   private async demoWrite(
@@ -390,7 +388,10 @@ export class InvoiceService {
     const report = envelope.notify
       ? this.deps.notifications.demoOutcome(publicId, prepared.invoice)
       : this.effects.undelivered(row, null);
-    return this.outcome(auth, row, links, info, report, null, { public_id: publicId, package_public_id: row.package_public_id });
+    return this.outcome(auth, row, links, info, report, null, {
+      demoGuids: { public_id: publicId, package_public_id: row.package_public_id },
+      totals: prepared.totals,
+    });
   }
 
   private outcome(
@@ -400,9 +401,9 @@ export class InvoiceService {
     info: RequestInfo,
     report: DeliveryReport,
     edo: EdoSync | null,
-    demoGuids?: Record<string, string>,
+    written: { demoGuids?: Record<string, string>; totals?: DocumentTotals } = {},
   ): WriteOutcome {
-    const ctx = this.viewContext(auth, info, report.notifications, edo, demoGuids);
+    const ctx = { ...this.viewContext(auth, info, report.notifications, edo, written.demoGuids), ...(written.totals ? { totals: written.totals } : {}) };
     const body = buildInvoiceResponse(row, links, ctx);
     return { status: report.status, body, etag: etagOf(row.public_id, row.revision), replayed: false };
   }

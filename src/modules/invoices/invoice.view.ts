@@ -5,14 +5,16 @@
  */
 import type { EdoSync } from '../edo/index.js';
 import type { InvoiceRow, ShareLinkRow } from '../../db/types.js';
-import { amountInWords, type AmountInWordsCurrency } from '../rendering/amount-in-words.js';
-import { buildPaymentQrPayload, qrPayloadEncoding, QrPayloadError } from '../rendering/qr-payload.js';
-import { apiDocumentUrl, portalUrls, qrUrls, shareUrls, type LinkBases } from '../sharing/index.js';
+import { formatDateShortRu } from '../../shared/ru-format.js';
+import { amountInWords, type AmountInWordsCurrency } from './amount-in-words.js';
+import { buildPaymentQrPayload, qrPayloadEncoding, QrPayloadError } from './qr-payload.js';
+import { apiDocumentUrl, portalUrls, qrUrls, shareUrls, type LinkBases } from '../links/index.js';
 import type { Tariff } from '../teams/index.js';
 import type { InvoiceWriteResponse, QrOffReason } from './invoice.schemas.js';
 import { BUYER_STATUSES, SELLER_STATUSES, SERVICE_STATUSES, type BuyerStatus, type SellerStatus, type ServiceStatus } from './statuses.js';
 import { requisiteWarnings } from './requisites.js';
-import { computeTotals, toMinorUnits as minorUnits, type DocumentTotals } from './totals.js';
+import { toMinorUnits as minorUnits } from '../../shared/money.js';
+import { computeTotals, type DocumentTotals } from './totals.js';
 
 export const DOCUMENT_KIND = 'invoice';
 export const KIND_VERSION = '1';
@@ -27,6 +29,8 @@ export interface ViewContext {
   /** The document's EDO synchronization; null when it never started. */
   edo: EdoSync | null;
   demo?: { guids: Record<string, string> };
+  /** The totals a write just computed from the same document (not recomputed). */
+  totals?: DocumentTotals;
 }
 
 type Doc = Record<string, unknown> & {
@@ -40,16 +44,11 @@ type Doc = Record<string, unknown> & {
   show_payment_qr?: boolean;
 };
 
-export function formatRuDate(isoDate: string): string {
-  const [y, m, d] = isoDate.split('-');
-  return `${d}.${m}.${y}`;
-}
-
 export function documentTitle(doc: { number: string; date: string; document_title?: unknown }): { title: string; custom: boolean } {
   if (typeof doc.document_title === 'string' && doc.document_title.trim() !== '') {
     return { title: doc.document_title.trim(), custom: true };
   }
-  return { title: `Счёт № ${doc.number} от ${formatRuDate(doc.date)}`, custom: false };
+  return { title: `Счёт № ${doc.number} от ${formatDateShortRu(doc.date)}`, custom: false };
 }
 
 export function etagOf(publicId: string, revision: number): string {
@@ -121,7 +120,7 @@ function qrBlock(doc: Doc, totals: DocumentTotals, sellerStatus: string, buyerTo
   }
   const invalid = requisiteWarnings(s, 'seller').filter((w) => QR_REQUISITE_FIELDS.has(w.field));
   if (invalid.length > 0) return off('invalid_requisites', invalid);
-  const purpose = str(doc.purpose).trim() || `Оплата по счёту № ${doc.number} от ${formatRuDate(doc.date)}, ${purposeVatClause(totals)}`;
+  const purpose = str(doc.purpose).trim() || `Оплата по счёту № ${doc.number} от ${formatDateShortRu(doc.date)}, ${purposeVatClause(totals)}`;
   try {
     const payload = buildPaymentQrPayload({
       name: str(s.name),
@@ -162,7 +161,7 @@ export function buildInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[], ctx
     .filter((l) => l.kind === 'recipient')
     .map((l) => ({ link: l, urls: shareUrls(ctx.bases, l.token) }));
 
-  const totals = totalsOf(doc);
+  const totals = ctx.totals ?? totalsOf(doc);
   const { title, custom } = documentTitle(doc);
   const restriction = serviceRestriction(ctx.tariff) || (row.service_status === 'restricted' ? row.service_status_reason : '');
   const status = statusBlock(row.seller_status, row.buyer_status, restriction ? 'restricted' : 'active', restriction);

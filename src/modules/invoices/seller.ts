@@ -6,9 +6,8 @@
 import type { Executor } from '../../db/database.js';
 import type { BankAccountRow, OrganizationRow } from '../../db/types.js';
 import { ApiError } from '../../shared/errors.js';
-import { organizationsWithinLimit } from '../catalog/index.js';
-import { listBankAccounts, listOrganizations } from '../teams/teams.repository.js';
-import type { Party } from './validation.js';
+import { listBankAccounts, listOrganizations, organizationsWithinLimit } from '../teams/index.js';
+import type { Party } from './invoice.model.js';
 
 export interface ResolvedSeller {
   organization: OrganizationRow;

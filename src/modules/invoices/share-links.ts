@@ -7,7 +7,7 @@ import type { Executor } from '../../db/database.js';
 import type { ShareLinkRow } from '../../db/types.js';
 import { randomToken } from '../../shared/tokens.js';
 import * as repo from './invoice.repository.js';
-import type { ApiRecipient } from './validation.js';
+import type { ApiRecipient } from './invoice.model.js';
 
 interface Recipient {
   email: string;

@@ -3,50 +3,12 @@
  * field each. Every reader reports into the collector and returns `undefined` when the value
  * is unusable, so the caller carries on and one pass reports every problem of the document.
  */
-import { STANDARD_VAT_PCTS } from '../../shared/reference.js';
-import { toDecimal } from './totals.js';
-import type { ValidationIssue } from './validation.js';
+import { toDecimal } from '../../shared/money.js';
+import type { ValidationIssue } from './invoice.model.js';
+import { INVOICE_LIMITS } from './limits.js';
 
-/**
- * Bounds of the document (operating contract §4 and the decisions in validation.ts). Exported
- * so the OpenAPI schema and the portal editor can state the same numbers.
- */
-export const INVOICE_LIMITS = {
-  numberMaxLength: 64,
-  itemsMax: 1000,
-  itemNameMaxLength: 1000,
-  unitMaxLength: 32,
-  qtyMax: 1e9,
-  qtyMaxDecimals: 6,
-  priceMax: 1e12,
-  priceMaxDecimals: 4,
-  vatPctMax: 100,
-  vatPctMaxDecimals: 2,
-  /** Rates that give no `unusual_vat_rate` warning. */
-  standardVatPcts: STANDARD_VAT_PCTS as readonly number[],
-  textMaxLength: 2000,
-  informationSystemMaxLength: 200,
-  buyerEdoIdMaxLength: 46,
-  recipientsMax: 50,
-  recipientFieldMaxLength: 200,
-  signersMax: 10,
-  partyNameMaxLength: 500,
-  addressMaxLength: 1000,
-  bankNameMaxLength: 500,
-  requisiteMaxLength: 64,
-  emailMaxLength: 320,
-  yearMin: 1900,
-  yearMax: 2999,
-  maxDepth: 32,
-  /** Any string without a limit of its own (additional properties, manager, signers...). */
-  anyStringMaxLength: 2000,
-  /** Any property name. */
-  keyMaxLength: 200,
-  /** Any array without a limit of its own. */
-  anyArrayMaxItems: 1000,
-  /** Any object: known fields plus additional properties. */
-  objectMaxProperties: 200,
-} as const;
+export { INVOICE_LIMITS };
+
 
 /** How many messages `details` quotes before pointing at `errors` for the rest. */
 const DETAILS_MAX_MESSAGES = 20;

@@ -1,4 +1,4 @@
-/** Small pure helpers of the e-mail templates: escaping, one-line header text, dates, money. */
+/** Small pure helpers of the e-mail templates: escaping, one-line header text, money. Dates: shared/ru-format. */
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -10,12 +10,6 @@ export function escapeHtml(value: string): string {
 /** Text fit for a header or a single line: control characters (CR, LF, …) become spaces. */
 export function oneLine(value: string): string {
   return value.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').replace(/ {2,}/g, ' ').trim();
-}
-
-/** `YYYY-MM-DD` → `DD.MM.YYYY`. */
-export function formatDate(isoDate: string): string {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(isoDate);
-  return m ? `${m[3]}.${m[2]}.${m[1]}` : isoDate;
 }
 
 /**

@@ -4,7 +4,8 @@
  * would have. Every user-supplied string is escaped in the HTML and made one-line in headers.
  */
 import crypto from 'node:crypto';
-import { escapeHtml, formatDate, formatMoney, oneLine } from './email-format.js';
+import { formatDateShortRu as formatDate } from '../../shared/ru-format.js';
+import { escapeHtml, formatMoney, oneLine } from './email-format.js';
 
 export type EmailLocale = 'ru' | 'en';
 

@@ -4,10 +4,10 @@
  */
 import type { DatabaseHandle } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
-import type { LinkBases } from '../sharing/index.js';
+import type { LinkBases } from '../links/index.js';
 import type { DeliveryPolicy } from './delivery-policy.js';
 import { createMailTransport, type MailTransport, type SmtpTimeouts } from './mail-transport.js';
-import { NotificationService, type AttachmentProvider, type NotificationLogger } from './notification.service.js';
+import { NotificationService, type AttachmentProvider, type DocumentStatusPort, type NotificationLogger } from './notification.service.js';
 import { OutboxWorker } from './worker.js';
 
 export { DEFAULT_DELIVERY_POLICY, retryDelayMs, type DeliveryPolicy } from './delivery-policy.js';
@@ -19,10 +19,10 @@ export {
   statusOf,
   type AttachmentProvider,
   type DeliveryReport,
+  type DocumentStatusPort,
   type NotificationLogger,
   type PendingNotifications,
 } from './notification.service.js';
-export { markBuyerSent } from './invoice-status.repository.js';
 export { emptyOutcome } from './outcome.js';
 export type { NotifiableDocument, NotificationRequest } from './plan.js';
 export { isValidEmailAddress, resolveRecipients } from './recipients.js';
@@ -32,6 +32,8 @@ export interface NotificationsDeps {
   database: Pick<DatabaseHandle, 'db' | 'dialect'>;
   clock: Clock;
   bases: LinkBases;
+  /** The invoices module's writes of delivery news (`documentStatusPort`). */
+  documents: DocumentStatusPort;
   /** From Config: SMTP_URL, INVOICING_MAIL_FROM, the data directory (for `.eml` files). */
   config: { smtpUrl: string | null; mailFrom: string; dataDir: string };
   policy?: Partial<DeliveryPolicy>;
@@ -57,6 +59,7 @@ export function createNotifications(deps: NotificationsDeps): Notifier {
     database: deps.database,
     clock: deps.clock,
     transport,
+    documents: deps.documents,
     bases: deps.bases,
     mailFrom: deps.config.mailFrom,
     policy: deps.policy,

@@ -14,10 +14,9 @@ import type { OutboxRow, OutboxTable } from '../../db/types.js';
 import { forEachLimited, newLeaseOwner, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
 import { randomToken } from '../../shared/tokens.js';
-import type { LinkBases } from '../sharing/index.js';
+import type { LinkBases } from '../links/index.js';
 import { resolvePolicy, retryDelayMs, type DeliveryPolicy } from './delivery-policy.js';
 import { buildInvoiceEmail, messageIdFor, messageIdHost, type EmailAttachment, type InvoiceEmailView } from './email-message.js';
-import { markBuyerSent, markRestricted, storeNotificationOutcome } from './invoice-status.repository.js';
 import { MailSendError, type MailTransport } from './mail-transport.js';
 import type { MailRuntime, Notifications } from './notification.schemas.js';
 import { blockedOutcome, emptyOutcome, outcomeFromRows, type BlockReason } from './outcome.js';
@@ -32,10 +31,25 @@ export type NotificationLogger = WorkLogger;
 /** Supplies attachments (the PDF) when a message is sent; called once per attempt. */
 export type AttachmentProvider = (email: { teamId: string; publicId: string; revision: number; recipient: string }) => Promise<EmailAttachment[]>;
 
+/**
+ * The document columns delivery reports, written by the invoices module (the one writer of
+ * `invoices`). A port: notifications never imports invoices; app.ts wires
+ * `documentStatusPort` from the invoices module in.
+ */
+export interface DocumentStatusPort {
+  /** An e-mail reached the buyer: buyer_status `not_sent` → `sent`. */
+  onDelivered(db: Executor, teamId: string, publicId: string): Promise<void>;
+  /** Stores the revision's outcome unless a later revision's is stored (compare-and-set). */
+  storeNotificationOutcome(db: Executor, teamId: string, publicId: string, revision: number, outcome: Notifications): Promise<boolean>;
+  /** service_status `active` → `restricted` with the tariff rule that stopped e-mail. */
+  markRestricted(db: Executor, teamId: string, publicId: string, reason: string): Promise<void>;
+}
+
 export interface NotificationServiceDeps {
   database: Pick<DatabaseHandle, 'db' | 'dialect'>;
   clock: Clock;
   transport: MailTransport;
+  documents: DocumentStatusPort;
   /** The share base builds each recipient's link. */
   bases: LinkBases;
   /** INVOICING_MAIL_FROM. */
@@ -175,9 +189,9 @@ export class NotificationService {
       rows.length === 0
         ? { ...emptyOutcome(request.publicId, true, { transport: this.transportKind }), revision: request.revision, updated_at: nowIso }
         : outcomeFromRows(request.publicId, request.revision, rows as OutboxRow[], runtime, nowIso);
-    await storeNotificationOutcome(trx, request.teamId, request.publicId, request.revision, outcome);
+    await this.deps.documents.storeNotificationOutcome(trx, request.teamId, request.publicId, request.revision, outcome);
     // The quota is the one tariff rule that stops e-mail alone: the document says so in service_status.
-    if (!quotaLeft) await markRestricted(trx, request.teamId, request.publicId, 'emails_per_day_exceeded');
+    if (!quotaLeft) await this.deps.documents.markRestricted(trx, request.teamId, request.publicId, 'emails_per_day_exceeded');
     const ids = rows.filter((r) => r.state === 'sending').map((r) => r.id);
     return { teamId: request.teamId, publicId: request.publicId, revision: request.revision, owner, ids, outcome };
   }
@@ -255,8 +269,8 @@ export class NotificationService {
     const rows = await outbox.listRevisionRows(this.db, teamId, publicId, revision, 'email');
     const outcome = outcomeFromRows(publicId, revision, rows, this.runtime(durationMs, rows, attemptTimeoutMs), isoNow(this.deps.clock));
     // buyer_status first: whoever sees a delivery in the outcome also sees `sent`.
-    if (outcome.sent_count > 0) await markBuyerSent(this.db, teamId, publicId);
-    await storeNotificationOutcome(this.db, teamId, publicId, revision, outcome);
+    if (outcome.sent_count > 0) await this.deps.documents.onDelivered(this.db, teamId, publicId);
+    await this.deps.documents.storeNotificationOutcome(this.db, teamId, publicId, revision, outcome);
     return outcome;
   }
 

@@ -3,7 +3,7 @@
  * it says. Pure; the service decides the gates and stores the result.
  */
 import type { ShareLinkRow } from '../../db/types.js';
-import { shareUrls, type LinkBases } from '../sharing/index.js';
+import { shareUrls, type LinkBases } from '../links/index.js';
 import { emailLocale, type InvoiceEmailView } from './email-message.js';
 import { isValidEmailAddress, resolveRecipients, type Recipient } from './recipients.js';
 

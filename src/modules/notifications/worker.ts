@@ -5,7 +5,7 @@
  * workers may share one database (claims are disjoint, results are fenced by the lease).
  */
 import { PollingLoop } from '../../shared/polling-loop.js';
-import { forEachLimited, newLeaseOwner } from '../../shared/background-work.js';
+import { attemptClaimedRows, newLeaseOwner, type OutboxBatchResult } from '../../shared/background-work.js';
 import type { NotificationLogger, NotificationService } from './notification.service.js';
 
 export interface WorkerOptions {
@@ -14,12 +14,7 @@ export interface WorkerOptions {
   logger?: NotificationLogger;
 }
 
-export interface BatchResult {
-  claimed: number;
-  sent: number;
-  retrying: number;
-  failed: number;
-}
+export type BatchResult = OutboxBatchResult;
 
 export class OutboxWorker {
   readonly owner: string;
@@ -44,16 +39,9 @@ export class OutboxWorker {
   async runOnce(): Promise<BatchResult> {
     const policy = this.service.policy;
     const rows = await this.service.claimDue(this.owner, policy.batchSize);
-    const result: BatchResult = { claimed: rows.length, sent: 0, retrying: 0, failed: 0 };
-    if (rows.length === 0) return result;
+    if (rows.length === 0) return { claimed: 0, sent: 0, retrying: 0, failed: 0 };
     const started = Date.now();
-    await forEachLimited(rows, policy.concurrency, async (row) => {
-      const signal = AbortSignal.any([AbortSignal.timeout(policy.attemptTimeoutMs), this.abort.signal]);
-      const state = await this.service.attempt(row, this.owner, signal);
-      if (state === 'sent') result.sent++;
-      else if (state === 'pending') result.retrying++;
-      else if (state === 'failed') result.failed++;
-    });
+    const result = await attemptClaimedRows(rows, policy, this.abort.signal, (row, signal) => this.service.attempt(row, this.owner, signal));
     const documents = new Map(rows.map((r) => [`${r.team_id}\u0000${r.public_id}\u0000${r.revision}`, r]));
     for (const r of documents.values()) {
       await this.service.refreshOutcome(r.team_id, r.public_id, r.revision, Date.now() - started, policy.attemptTimeoutMs);

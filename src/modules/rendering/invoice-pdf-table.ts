@@ -3,7 +3,7 @@
  * under it. A row never splits across pages; the header repeats on every page the table
  * continues on, so a 1000-line invoice reads like the one-page one.
  */
-import type { InvoicePrintModel, PrintItem } from './invoice-view-model.js';
+import type { InvoicePrintModel, PrintItem } from '../invoices/index.js';
 import { CONTENT_WIDTH, PAD, PAGE, SIZE, drawText, ensureRoom, hline, measure, newPage, useFont, vline, type Pdf } from './invoice-pdf-layout.js';
 
 interface Column {

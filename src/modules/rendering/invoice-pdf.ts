@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import PDFDocument from 'pdfkit';
-import type { InvoicePrintModel, PrintParty } from './invoice-view-model.js';
+import type { InvoicePrintModel, PrintParty } from '../invoices/index.js';
 import { CONTENT_WIDTH, FONT, PAGE, SIZE, box, drawText, ensureRoom, hline, measure, newPage, vline, type Pdf } from './invoice-pdf-layout.js';
 import { drawItemsTable, drawTotals } from './invoice-pdf-table.js';
 import { qrMatrix } from './qr-image.js';

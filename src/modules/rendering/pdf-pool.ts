@@ -7,7 +7,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { renderInvoicePdf } from './invoice-pdf.js';
-import type { InvoicePrintModel } from './invoice-view-model.js';
+import type { InvoicePrintModel } from '../invoices/index.js';
 
 /** The render queue is full: the caller answers 503 with Retry-After. */
 export class RenderQueueFullError extends Error {

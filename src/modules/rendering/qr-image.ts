@@ -11,7 +11,7 @@
  * - a quiet zone of 4 modules, the QR specification's minimum, so scanners find the symbol.
  */
 import QRCode, { type QRCodeSegment } from 'qrcode';
-import { qrPayloadBytes } from './qr-payload.js';
+import { qrPayloadBytes } from '../../shared/qr-encoding.js';
 
 const ERROR_CORRECTION = 'M' as const;
 const QUIET_ZONE = 4;

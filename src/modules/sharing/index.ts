@@ -1,7 +1,9 @@
 /**
- * Links of a document (used by the invoices and notifications modules) and their revocation.
- * The pages themselves are exported from `web.ts`.
+ * The share and portal pages: the module's second entry point, for the application and the
+ * CLI. `index.ts` stays the leaf that the invoices and notifications modules import to build
+ * links; the pages depend on the invoices module, so exporting them from there would close a
+ * cycle (invoices → sharing → invoices).
  */
-export * from './links.js';
-export * from './portal-token.js';
-export { rotateShareLinks, type RotatedLinks } from './rotation.js';
+export { sharingRoutes, PAGE_CSP } from './sharing.routes.js';
+export { SharingService, PageError, PORTAL_ACTOR, type SharingServiceDeps } from './sharing.service.js';
+export { edoDocumentFiles, pdfAttachments } from './mail-attachments.js';

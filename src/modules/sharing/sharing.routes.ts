@@ -17,7 +17,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestInfo } from '../invoices/index.js';
 import { ApiError } from '../../shared/errors.js';
 import { renderMessagePage, renderNotFoundPage, renderShareDisabledPage, STATIC_ASSETS, type PostedFields } from './pages/index.js';
-import { RenderQueueFullError } from '../rendering/pdf-pool.js';
+import { RenderQueueFullError } from '../rendering/index.js';
 import { PageError, type PageProblem, type PortalRoute, type RenderedFile, type SharingService } from './sharing.service.js';
 
 /** Seconds a client is asked to wait when the PDF render queue is full. */

@@ -20,16 +20,21 @@ import type { Clock } from '../../shared/clock.js';
 import { isoNow } from '../../shared/clock.js';
 import type { Db } from '../../db/database.js';
 import type { ShareLinkRow } from '../../db/types.js';
-import { DEMO_SHARE_TOKENS, type InvoiceService, type RequestInfo } from '../invoices/index.js';
-import type { InvoiceDetail } from '../invoices/invoice.schemas.js';
-import { inlinePdfRenderer, type PdfRenderer } from '../rendering/pdf-pool.js';
-import { toPrintModel, type InvoicePrintModel } from '../rendering/invoice-view-model.js';
-import { renderQrPng, renderQrSvg } from '../rendering/qr-image.js';
-import { RenderCache, renderKey } from '../rendering/render-cache.js';
+import {
+  DEMO_SHARE_TOKENS,
+  markDocumentViewed,
+  markPaymentReported,
+  toPrintModel,
+  type InvoiceDetail,
+  type InvoicePrintModel,
+  type InvoiceService,
+  type RequestInfo,
+} from '../invoices/index.js';
+import { inlinePdfRenderer, RenderCache, renderKey, renderQrPng, renderQrSvg, type PdfRenderer } from '../rendering/index.js';
 import { DEMO_AUTH, DEMO_TEAM_ID, LEGACY_DEMO_TEAM_ID, type AuthContext, type AuthService } from '../teams/index.js';
 import { refusedEdit } from './edit-refusals.js';
 import { messagesByField, warningMessageRu } from './form-messages.js';
-import { basePath, type LinkBases } from './links.js';
+import { basePath, type LinkBases } from '../links/index.js';
 import {
   mergeEditedDocument,
   parseEditFormDetailed,
@@ -39,7 +44,7 @@ import {
   renderSharePage,
   type PostedFields,
 } from './pages/index.js';
-import { csrfTokenFor, verifyCsrfToken, verifyPortalToken, type PortalMode } from './portal-token.js';
+import { csrfTokenFor, verifyCsrfToken, verifyPortalToken, type PortalMode } from '../links/index.js';
 import * as repo from './sharing.repository.js';
 
 /** Why a page cannot be shown; the routes map each to its status and page. */
@@ -164,7 +169,7 @@ export class SharingService {
    */
   async reportPayment(token: string, info: RequestInfo): Promise<string> {
     const { link, kind } = await this.openShare(token, info, false);
-    if (link && kind !== 'colleague') await repo.markPaymentReported(this.deps.db, link.team_id, link.public_id, isoNow(this.deps.clock));
+    if (link && kind !== 'colleague') await markPaymentReported(this.deps.db, link.team_id, link.public_id, isoNow(this.deps.clock));
     return `${this.paths.share}/${token}`;
   }
 
@@ -182,7 +187,7 @@ export class SharingService {
     if (countOpen) {
       const now = isoNow(this.deps.clock);
       await repo.recordLinkOpened(this.deps.db, link, now);
-      if (link.kind !== 'colleague') await repo.markDocumentViewed(this.deps.db, link.team_id, link.public_id, now);
+      if (link.kind !== 'colleague') await markDocumentViewed(this.deps.db, link.team_id, link.public_id, now);
     }
     return { token, kind: link.kind, link, model: toPrintModel(response.body) };
   }

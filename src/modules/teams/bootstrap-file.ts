@@ -4,7 +4,7 @@ import type { DatabaseHandle } from '../../db/database.js';
 import { systemClock } from '../../shared/clock.js';
 import { applyBootstrap, parseBootstrap, type BootstrapSummary } from './bootstrap.js';
 import { jsonPath } from './bootstrap.parse.js';
-import type { BootstrapFile } from './bootstrap.schema.js';
+import type { BootstrapFile } from './bootstrap.schemas.js';
 
 /** Secrets shorter than this are imported (legacy keys must keep working) with a warning. */
 export const SHORT_SECRET_CHARS = 24;

@@ -6,7 +6,7 @@
  * checked here but when applying, against the file and then the database.
  */
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
-import { BootstrapFile, ERROR_MESSAGE, UNKNOWN_KEY_MESSAGE, type BootstrapApiKey } from './bootstrap.schema.js';
+import { BootstrapFile, ERROR_MESSAGE, UNKNOWN_KEY_MESSAGE, type BootstrapApiKey } from './bootstrap.schemas.js';
 
 export interface BootstrapIssue {
   /** JSONPath of the offending value, e.g. `$.teams[0].api_keys[1].secret`. */

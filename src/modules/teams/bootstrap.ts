@@ -16,11 +16,14 @@ import type { Clock } from '../../shared/clock.js';
 import { isoNow } from '../../shared/clock.js';
 import { hashSecret, newApiKeySecret, randomToken } from '../../shared/tokens.js';
 import { jsonPath, throwIssues, validateBootstrap, type BootstrapIssue, type Segment } from './bootstrap.parse.js';
-import type { BootstrapApiKey, BootstrapFile, BootstrapTeam } from './bootstrap.schema.js';
+import type { BootstrapApiKey, BootstrapFile, BootstrapTeam } from './bootstrap.schemas.js';
+import * as repo from './bootstrap.repository.js';
 import { DEFAULT_TARIFF, tariffToRow } from './tariffs.js';
+import { listBankAccounts, listManagers, listOrganizations, listSigners, nextApiKeyId } from './teams.repository.js';
+import { DEMO_CATALOG_DATA } from './demo-organization.js';
 
 export { BootstrapError, parseBootstrap, validateBootstrap, type BootstrapIssue } from './bootstrap.parse.js';
-export type { BootstrapFile } from './bootstrap.schema.js';
+export type { BootstrapFile } from './bootstrap.schemas.js';
 
 export interface BootstrapCounts {
   created: number;
@@ -89,9 +92,7 @@ async function referenceIssues(trx: Executor, file: BootstrapFile): Promise<Boot
   const teams = file.teams ?? [];
   const fileTariffs = new Set(Object.keys(file.tariffs ?? {}));
   const wanted = [...new Set(teams.flatMap((team) => (team.tariff && !fileTariffs.has(team.tariff) ? [team.tariff] : [])))];
-  const stored = wanted.length
-    ? new Set((await trx.selectFrom('tariffs').select('id').where('id', 'in', wanted).execute()).map((r) => r.id))
-    : new Set<string>();
+  const stored = await repo.storedTariffIds(trx, wanted);
   teams.forEach((team, t) => {
     if (team.tariff && !fileTariffs.has(team.tariff) && !stored.has(team.tariff)) {
       issues.push({
@@ -108,16 +109,7 @@ async function referenceIssues(trx: Executor, file: BootstrapFile): Promise<Boot
       ...(team.signers ?? []).map((s, i) => ({ org: s.organization_id, at: ['teams', t, 'signers', i] })),
     ].filter((r): r is { org: string; at: Segment[] } => r.org !== undefined && !fileOrgs.has(r.org));
     if (refs.length === 0) continue;
-    const known = new Set(
-      (
-        await trx
-          .selectFrom('organizations')
-          .select('id')
-          .where('team_id', '=', team.id)
-          .where('id', 'in', [...new Set(refs.map((r) => r.org))])
-          .execute()
-      ).map((r) => r.id),
-    );
+    const known = await repo.storedOrganizationIds(trx, team.id, [...new Set(refs.map((r) => r.org))]);
     for (const ref of refs.filter((r) => !known.has(r.org))) {
       issues.push({
         path: jsonPath([...ref.at, 'organization_id']),
@@ -132,18 +124,9 @@ async function referenceIssues(trx: Executor, file: BootstrapFile): Promise<Boot
 async function keyIssues(trx: Executor, keys: PlannedKey[]): Promise<BootstrapIssue[]> {
   if (keys.length === 0) return [];
   const issues: BootstrapIssue[] = [];
-  const byId = new Map(
-    (await trx.selectFrom('api_keys').select(['id', 'team_id', 'kind']).where('id', 'in', keys.map((k) => k.key.id)).execute()).map(
-      (r) => [Number(r.id), r],
-    ),
-  );
+  const byId = await repo.apiKeysById(trx, keys.map((k) => k.key.id));
   const hashes = keys.map((k) => hashSecret(k.key.secret));
-  const byHash = new Map(
-    (await trx.selectFrom('api_keys').select(['id', 'secret_hash']).where('secret_hash', 'in', hashes).execute()).map((r) => [
-      r.secret_hash,
-      Number(r.id),
-    ]),
-  );
+  const byHash = await repo.apiKeyIdsBySecretHash(trx, hashes);
   keys.forEach(({ key, teamId, at }, i) => {
     const owner = byId.get(key.id);
     if (owner && (owner.team_id !== teamId || owner.kind !== (teamId === null ? 'service' : 'team'))) {
@@ -160,17 +143,11 @@ async function keyIssues(trx: Executor, keys: PlannedKey[]): Promise<BootstrapIs
 
 async function applyTeam(trx: Executor, team: BootstrapTeam, now: string, summary: BootstrapSummary): Promise<void> {
   const teamId = team.id;
-  const storedTeam = await trx.selectFrom('teams').select(['name', 'tariff_id', 'locale']).where('id', '=', teamId).executeTakeFirst();
+  const storedTeam = await repo.findTeamSettings(trx, teamId);
   const teamRow = { name: team.name, tariff_id: team.tariff ?? null, locale: team.locale ?? 'ru' };
-  await upsertIfChanged(summary.teams, storedTeam, teamRow, () =>
-    trx
-      .insertInto('teams')
-      .values({ id: teamId, ...teamRow, created_at: now, updated_at: now })
-      .onConflict((oc) => oc.column('id').doUpdateSet({ ...teamRow, updated_at: now }))
-      .execute(),
-  );
+  await upsertIfChanged(summary.teams, storedTeam, teamRow, () => repo.upsertTeam(trx, teamId, teamRow, now));
 
-  const orgs = new Map((await trx.selectFrom('organizations').selectAll().where('team_id', '=', teamId).execute()).map((r) => [r.id, r]));
+  const orgs = new Map((await listOrganizations(trx, teamId)).map((r) => [r.id, r]));
   for (const [i, org] of (team.organizations ?? []).entries()) {
     const row = {
       team_id: teamId,
@@ -185,13 +162,7 @@ async function applyTeam(trx: Executor, team: BootstrapTeam, now: string, summar
       edo_id: org.edo_id ?? null,
       active: org.active === false ? 0 : 1,
     };
-    await upsertIfChanged(summary.organizations, orgs.get(org.id), row, () =>
-      trx
-        .insertInto('organizations')
-        .values({ ...row, updated_at: now })
-        .onConflict((oc) => oc.columns(['team_id', 'id']).doUpdateSet({ ...row, updated_at: now }))
-        .execute(),
-    );
+    await upsertIfChanged(summary.organizations, orgs.get(org.id), row, () => repo.upsertTeamScoped(trx, 'organizations', row, now));
   }
 
   // The default account of an organization: the one marked, else the first listed for it.
@@ -199,7 +170,7 @@ async function applyTeam(trx: Executor, team: BootstrapTeam, now: string, summar
   const defaultOf = new Map<string, string>();
   for (const a of accountsFile) if (a.is_default === true) defaultOf.set(a.organization_id, a.id);
   for (const a of accountsFile) if (!defaultOf.has(a.organization_id)) defaultOf.set(a.organization_id, a.id);
-  const accounts = new Map((await trx.selectFrom('bank_accounts').selectAll().where('team_id', '=', teamId).execute()).map((r) => [r.id, r]));
+  const accounts = new Map((await listBankAccounts(trx, teamId)).map((r) => [r.id, r]));
   for (const [i, account] of accountsFile.entries()) {
     const row = {
       team_id: teamId,
@@ -212,40 +183,20 @@ async function applyTeam(trx: Executor, team: BootstrapTeam, now: string, summar
       corr_account: account.corr_account ?? null,
       is_default: defaultOf.get(account.organization_id) === account.id ? 1 : 0,
     };
-    await upsertIfChanged(summary.bank_accounts, accounts.get(account.id), row, () =>
-      trx
-        .insertInto('bank_accounts')
-        .values({ ...row, updated_at: now })
-        .onConflict((oc) => oc.columns(['team_id', 'id']).doUpdateSet({ ...row, updated_at: now }))
-        .execute(),
-    );
+    await upsertIfChanged(summary.bank_accounts, accounts.get(account.id), row, () => repo.upsertTeamScoped(trx, 'bank_accounts', row, now));
   }
   // At most one default per organization, also among accounts an earlier file stored.
   for (const organizationId of defaultOf.keys()) {
-    const demoted = await trx
-      .updateTable('bank_accounts')
-      .set({ is_default: 0, updated_at: now })
-      .where('team_id', '=', teamId)
-      .where('organization_id', '=', organizationId)
-      .where('is_default', '=', 1)
-      .where('id', 'not in', accountsFile.map((a) => a.id))
-      .executeTakeFirst();
-    summary.bank_accounts.updated += Number(demoted.numUpdatedRows);
+    summary.bank_accounts.updated += await repo.demoteOtherDefaults(trx, teamId, organizationId, accountsFile.map((a) => a.id), now);
   }
 
-  const managers = new Map((await trx.selectFrom('managers').selectAll().where('team_id', '=', teamId).execute()).map((r) => [r.id, r]));
+  const managers = new Map((await listManagers(trx, teamId)).map((r) => [r.id, r]));
   for (const [i, manager] of (team.managers ?? []).entries()) {
     const row = { team_id: teamId, id: manager.id, sort_order: i, name: manager.name, email: manager.email ?? null, phone: manager.phone ?? null };
-    await upsertIfChanged(summary.managers, managers.get(manager.id), row, () =>
-      trx
-        .insertInto('managers')
-        .values({ ...row, updated_at: now })
-        .onConflict((oc) => oc.columns(['team_id', 'id']).doUpdateSet({ ...row, updated_at: now }))
-        .execute(),
-    );
+    await upsertIfChanged(summary.managers, managers.get(manager.id), row, () => repo.upsertTeamScoped(trx, 'managers', row, now));
   }
 
-  const signers = new Map((await trx.selectFrom('signers').selectAll().where('team_id', '=', teamId).execute()).map((r) => [r.id, r]));
+  const signers = new Map((await listSigners(trx, teamId)).map((r) => [r.id, r]));
   for (const [i, signer] of (team.signers ?? []).entries()) {
     const row = {
       team_id: teamId,
@@ -256,13 +207,7 @@ async function applyTeam(trx: Executor, team: BootstrapTeam, now: string, summar
       position: signer.position ?? null,
       role: signer.role ?? null,
     };
-    await upsertIfChanged(summary.signers, signers.get(signer.id), row, () =>
-      trx
-        .insertInto('signers')
-        .values({ ...row, updated_at: now })
-        .onConflict((oc) => oc.columns(['team_id', 'id']).doUpdateSet({ ...row, updated_at: now }))
-        .execute(),
-    );
+    await upsertIfChanged(summary.signers, signers.get(signer.id), row, () => repo.upsertTeamScoped(trx, 'signers', row, now));
   }
 }
 
@@ -273,9 +218,7 @@ async function applyInTransaction(trx: Executor, input: BootstrapFile, now: stri
   const summary = emptySummary();
 
   const tariffIds = Object.keys(file.tariffs ?? {});
-  const tariffs = new Map(
-    (tariffIds.length ? await trx.selectFrom('tariffs').selectAll().where('id', 'in', tariffIds).execute() : []).map((r) => [r.id, r]),
-  );
+  const tariffs = await repo.tariffsById(trx, tariffIds);
   for (const [id, t] of Object.entries(file.tariffs ?? {})) {
     const { updated_at: _updatedAt, ...row } = tariffToRow(
       {
@@ -289,31 +232,17 @@ async function applyInTransaction(trx: Executor, input: BootstrapFile, now: stri
       },
       now,
     );
-    await upsertIfChanged(summary.tariffs, tariffs.get(id), row, () =>
-      trx
-        .insertInto('tariffs')
-        .values({ ...row, updated_at: now })
-        .onConflict((oc) => oc.column('id').doUpdateSet({ ...row, updated_at: now }))
-        .execute(),
-    );
+    await upsertIfChanged(summary.tariffs, tariffs.get(id), row, () => repo.upsertTariff(trx, row, now));
   }
 
   for (const team of file.teams ?? []) await applyTeam(trx, team, now, summary);
 
   const keyIds = keys.map((k) => k.key.id);
-  const storedKeys = new Map(
-    (keyIds.length ? await trx.selectFrom('api_keys').select(['id', 'name', 'secret_hash', 'active']).where('id', 'in', keyIds).execute() : []).map(
-      (r) => [Number(r.id), r],
-    ),
-  );
+  const storedKeys = await repo.apiKeysById(trx, keyIds);
   for (const { key, teamId } of keys) {
     const row = { name: key.name, secret_hash: hashSecret(key.secret), active: key.active === false ? 0 : 1 };
     await upsertIfChanged(summary.api_keys, storedKeys.get(key.id), row, () =>
-      trx
-        .insertInto('api_keys')
-        .values({ id: key.id, team_id: teamId, kind: teamId === null ? 'service' : 'team', ...row, created_at: now, updated_at: now })
-        .onConflict((oc) => oc.column('id').doUpdateSet({ ...row, updated_at: now }))
-        .execute(),
+      repo.upsertApiKey(trx, { id: key.id, team_id: teamId, kind: teamId === null ? 'service' : 'team' }, row, now),
     );
   }
   return summary;
@@ -342,7 +271,12 @@ export interface DemoTeam {
   secret: string;
 }
 
+/** A stored column's value as a bootstrap file gives it (absent instead of null). */
+const given = (value: string | null): string | undefined => value ?? undefined;
+
 function demoFile(teamId: string, keyId: number, secret: string): BootstrapFile {
+  const { organizations: [org], bankAccounts: [bank], managers: [manager], signers: [signer] } = DEMO_CATALOG_DATA;
+  if (!org || !bank || !manager || !signer) throw new Error('the demo organization data is incomplete');
   return {
     teams: [
       {
@@ -350,22 +284,32 @@ function demoFile(teamId: string, keyId: number, secret: string): BootstrapFile 
         name: DEMO_TEAM_NAME,
         locale: 'ru',
         api_keys: [{ id: keyId, name: 'demo', secret, active: true }],
+        // The one «Ромашка» (demo-organization.ts), under the seeded team's own ids.
         organizations: [
-          { id: 'org-1', name: 'ООО «Ромашка»', inn: '7707083893', kpp: '773601001', email: 'billing@romashka.example', address: 'Москва', edo_id: '2BM-7707083893-2012052808301120', active: true },
+          {
+            id: 'org-1',
+            name: org.name,
+            inn: org.inn,
+            kpp: given(org.kpp),
+            email: given(org.email),
+            address: given(org.address),
+            edo_id: given(org.edo_id),
+            active: org.active === 1,
+          },
         ],
         bank_accounts: [
           {
             id: 'ba-1',
             organization_id: 'org-1',
-            bank_name: 'ПАО Сбербанк',
-            bik: '044525225',
-            account: '40702810938000000001',
-            corr_account: '30101810400000000225',
-            is_default: true,
+            bank_name: given(bank.bank_name),
+            bik: given(bank.bik),
+            account: given(bank.account),
+            corr_account: given(bank.corr_account),
+            is_default: bank.is_default === 1,
           },
         ],
-        managers: [{ id: 'm-1', name: 'Иван Петров', email: 'ivan@romashka.example', phone: '+7 900 000-00-00' }],
-        signers: [{ id: 's-1', organization_id: 'org-1', name: 'Анна Смирнова', position: 'Генеральный директор', role: 'director' }],
+        managers: [{ id: 'm-1', name: manager.name, email: given(manager.email), phone: given(manager.phone) }],
+        signers: [{ id: 's-1', organization_id: 'org-1', name: signer.name, position: given(signer.position), role: given(signer.role) }],
       },
     ],
   };
@@ -383,23 +327,10 @@ export async function seedDemoTeamIfEmpty(db: Db, clock: Clock): Promise<DemoTea
   const now = isoNow(clock);
   const teamId = firstStartTeamId();
   return db.transaction().execute(async (trx) => {
-    // The team id is random, so the claim on the first start is a fixed settings key: one
-    // statement inserts it only while `teams` is empty and yields to a concurrent insert.
-    const inserted = await trx
-      .insertInto('settings')
-      .columns(['key', 'value'])
-      .expression(
-        trx
-          .selectNoFrom((eb) => [eb.val(FIRST_START_KEY).as('key'), eb.val(teamId).as('value')])
-          .where((eb) => eb.not(eb.exists(eb.selectFrom('teams').select('id')))),
-      )
-      .onConflict((oc) => oc.column('key').doNothing())
-      .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) !== 1) return null;
+    if (!(await repo.claimFirstStart(trx, FIRST_START_KEY, teamId))) return null;
 
     // Key 1 unless service keys were bootstrapped before any team.
-    const last = await trx.selectFrom('api_keys').select((eb) => eb.fn.max('id').as('max')).executeTakeFirst();
-    const keyId = Number(last?.max ?? 0) + 1;
+    const keyId = await nextApiKeyId(trx);
     const secret = newApiKeySecret();
     await applyInTransaction(trx, demoFile(teamId, keyId, secret), now);
     return { teamId, keyId, secret };

@@ -2,7 +2,7 @@
  * Tariffs: the limits a team works under. A team without a tariff (tariff_id null) gets
  * DEFAULT_TARIFF, which is deliberately generous so a fresh install or a team bootstrapped
  * without one is never throttled by accident. These are plain domain types, not a wire shape:
- * the bootstrap file's (partial) tariff has its own schema in `bootstrap.schema.ts`.
+ * the bootstrap file's (partial) tariff has its own schema in `bootstrap.schemas.ts`.
  */
 import type { Insertable } from 'kysely';
 import type { TariffRow, TariffsTable } from '../../db/types.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IdempotencyStore, requestHash } from '../../../src/modules/invoices/idempotency.js';
+import { IdempotencyStore } from '../../../src/modules/invoices/idempotency.js';
+import { requestHash } from '../../../src/shared/request-hash.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { BETA_KEY } from '../../helpers/fixtures.js';

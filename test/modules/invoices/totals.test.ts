@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { computeTotals, formatMoney, fromMinorUnits, lineAmount, toMinorUnits, type TotalsItemInput } from '../../../src/modules/invoices/totals.js';
+import { formatMoney, fromMinorUnits, toMinorUnits } from '../../../src/shared/money.js';
+import { computeTotals, lineAmount, type TotalsItemInput } from '../../../src/modules/invoices/totals.js';
 
 const onTop = { pricesIncludeVat: false } as const;
 const included = { pricesIncludeVat: true } as const;

@@ -17,6 +17,7 @@ import { systemClock } from '../../../src/shared/clock.js';
 import { createTestDb, type TestDatabase } from '../../helpers/db.js';
 import { BASES, createAndDeliver, outboxRows, seedTeams, storedInvoice, updateDocument } from './fixtures.js';
 import { parseMail, startBrokenServer, startSmtpServer, type TestSmtpServer } from './smtp-helpers.js';
+import { documentStatusPort } from '../../../src/modules/invoices/index.js';
 
 
 const POLICY: Partial<DeliveryPolicy> = { requestTimeoutMs: 2_000, attemptTimeoutMs: 2_000, leaseMs: 10_000, retryBaseMs: 60_000 };
@@ -43,6 +44,7 @@ function serviceFor(smtpUrl: string | null, extra: { dataDir?: string; policy?: 
     database: db,
     clock: systemClock,
     transport,
+    documents: documentStatusPort,
     bases: BASES,
     mailFrom: 'invoices@billing.example',
     policy: { ...POLICY, ...extra.policy },

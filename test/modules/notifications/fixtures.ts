@@ -8,7 +8,7 @@ import type { InvoiceRow, ShareLinkRow } from '../../../src/db/types.js';
 import * as repo from '../../../src/modules/invoices/invoice.repository.js';
 import { newShareLinks, syncShareLinks } from '../../../src/modules/invoices/share-links.js';
 import type { DeliveryReport, NotificationService, PendingNotifications } from '../../../src/modules/notifications/index.js';
-import type { LinkBases } from '../../../src/modules/sharing/index.js';
+import type { LinkBases } from '../../../src/modules/links/index.js';
 import { applyBootstrap, parseBootstrap } from '../../../src/modules/teams/bootstrap.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { randomToken } from '../../../src/shared/tokens.js';

@@ -10,6 +10,7 @@ import { systemClock } from '../../../src/shared/clock.js';
 import { createTestDb, usingPostgres, type TestDatabase } from '../../helpers/db.js';
 import { BASES, createAndDeliver, createDocument, seedTeams } from './fixtures.js';
 import { startSmtpServer } from './smtp-helpers.js';
+import { documentStatusPort } from '../../../src/modules/invoices/index.js';
 
 let db: TestDatabase;
 let second: DatabaseHandle;
@@ -67,7 +68,7 @@ describe('the gate in the write path', () => {
   it('blocks the e-mails past emails_per_day with emails_per_day_exceeded (207)', async () => {
     const server = await startSmtpServer();
     const transport = createMailTransport({ smtpUrl: server.url, dataDir: '/tmp' });
-    const service = new NotificationService({ database: db, clock: systemClock, transport, bases: BASES, mailFrom: 'inv@billing.example' });
+    const service = new NotificationService({ database: db, clock: systemClock, transport, documents: documentStatusPort, bases: BASES, mailFrom: 'inv@billing.example' });
     try {
       const today = utcDay(new Date());
       const used = await reservedOn(db.db, 'beta', today);
@@ -100,7 +101,7 @@ describe('the gate in the write path', () => {
   it('holds under concurrent writes from two instances: exactly the quota is enqueued', async () => {
     const transport = createMailTransport({ smtpUrl: null, dataDir: '/tmp/unused' });
     const services = [db, second].map(
-      (database) => new NotificationService({ database, clock: systemClock, transport, bases: BASES, mailFrom: 'inv@billing.example' }),
+      (database) => new NotificationService({ database, clock: systemClock, transport, documents: documentStatusPort, bases: BASES, mailFrom: 'inv@billing.example' }),
     );
     const today = utcDay(new Date());
     const used = await reservedOn(db.db, 'acme', today);

@@ -7,6 +7,7 @@ import { loadConfig } from '../../../src/config/config.js';
 import { openDatabase } from '../../../src/db/database.js';
 import { createNotifications } from '../../../src/modules/notifications/index.js';
 import { systemClock } from '../../../src/shared/clock.js';
+import { documentStatusPort } from '../../../src/modules/invoices/index.js';
 
 const config = loadConfig(process.env);
 const database = openDatabase(config.database);
@@ -21,6 +22,7 @@ const notifier = createNotifications({
     secret: 'test-secret-0123456789abcdef0123456789abcdef',
   },
   config,
+  documents: documentStatusPort,
   policy,
   smtpTimeouts: { connectionTimeoutMs: 4_000, greetingTimeoutMs: 4_000, socketTimeoutMs: 4_000 },
 });

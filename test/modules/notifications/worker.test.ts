@@ -19,6 +19,7 @@ import { createTestDb, usingPostgres, type TestDatabase } from '../../helpers/db
 import { childEnv, REPO_ROOT } from '../../helpers/process.js';
 import { createAndDeliver, createDocument, outboxRows, seedTeams, storedInvoice, BASES } from './fixtures.js';
 import { freePort, parseMail, startSmtpServer, waitFor, type TestSmtpServer } from './smtp-helpers.js';
+import { documentStatusPort } from '../../../src/modules/invoices/index.js';
 
 const TIMEOUTS = { connectionTimeoutMs: 4_000, greetingTimeoutMs: 4_000, socketTimeoutMs: 4_000 };
 const POLICY: Partial<DeliveryPolicy> = {
@@ -60,7 +61,7 @@ afterEach(async () => {
 function serviceFor(url: string, clock: Clock, policy: Partial<DeliveryPolicy> = {}, database: Pick<DatabaseHandle, 'db' | 'dialect'> = db) {
   const transport: MailTransport = createMailTransport({ smtpUrl: url, dataDir: '/tmp/unused', timeouts: TIMEOUTS });
   cleanup.push(() => transport.close());
-  return new NotificationService({ database, clock, transport, bases: BASES, mailFrom: 'invoices@billing.example', policy: { ...POLICY, ...policy } });
+  return new NotificationService({ database, clock, transport, documents: documentStatusPort, bases: BASES, mailFrom: 'invoices@billing.example', policy: { ...POLICY, ...policy } });
 }
 
 async function smtpOn(port: number): Promise<TestSmtpServer> {

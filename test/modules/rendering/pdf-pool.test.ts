@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { renderInvoicePdf } from '../../../src/modules/rendering/invoice-pdf.js';
 import { createPdfRenderer } from '../../../src/modules/rendering/pdf-pool.js';
-import { toPrintModel } from '../../../src/modules/rendering/invoice-view-model.js';
+import { toPrintModel } from '../../../src/modules/invoices/print-model.js';
 import { sampleResponse } from './print-fixtures.js';
 
 const renderer = createPdfRenderer({ threads: 2 });

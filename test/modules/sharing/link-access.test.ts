@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../../helpers/app.js';
 import { TEST_SECRET } from '../../helpers/app.js';
 import { runCli } from '../../helpers/process.js';
-import { signPortalToken } from '../../../src/modules/sharing/index.js';
-import { PAGE_CSP } from '../../../src/modules/sharing/web.js';
+import { signPortalToken } from '../../../src/modules/links/index.js';
+import { PAGE_CSP } from '../../../src/modules/sharing/index.js';
 import { decodeQrPng } from '../rendering/native-tools.js';
 import { buildSharingApp, collectUrls, createDocument, documentWithRecipients, GAMMA_KEY, getDocument, request, SEPARATE_HOSTS } from './link-helpers.js';
 

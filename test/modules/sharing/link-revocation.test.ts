@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../../helpers/app.js';
-import { rotateShareLinks } from '../../../src/modules/sharing/index.js';
+import { rotateShareLinks } from '../../../src/modules/invoices/index.js';
 import { ACME, buildSharingApp, createDocument, documentWithRecipients, getDocument, request } from './link-helpers.js';
 
 let t: TestApp;

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../../helpers/app.js';
-import { PAGE_CSP } from '../../../src/modules/sharing/web.js';
+import { PAGE_CSP } from '../../../src/modules/sharing/index.js';
 import { decodeQrPng, pdfText } from '../rendering/native-tools.js';
 import {
   ACME,

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toPrintModel } from '../../../src/modules/rendering/invoice-view-model.js';
+import { toPrintModel } from '../../../src/modules/invoices/print-model.js';
 import { renderQrPng } from '../../../src/modules/rendering/qr-image.js';
 import {
   portalViewInput,
@@ -19,7 +19,7 @@ import {
   renderSharePage,
   STATIC_ASSETS,
 } from '../../../src/modules/sharing/pages/index.js';
-import { PAGE_CSP } from '../../../src/modules/sharing/web.js';
+import { PAGE_CSP } from '../../../src/modules/sharing/index.js';
 import { sampleResponse } from './page-fixtures.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

@@ -14,7 +14,7 @@
  * - checkboxes post "1" when checked and nothing otherwise, so absent means false;
  * - names starting with `_` (`_csrf`, `_etag`, `_remove`) are control fields, never data.
  */
-import { toDecimal } from '../../invoices/totals.js';
+import { toDecimal } from '../../../shared/money.js';
 
 export type PostedFields = Record<string, string | string[] | undefined>;
 export type FormValues = Record<string, string>;

@@ -3,7 +3,7 @@
  * badges, parties with requisites, the items table, totals with the amount in words, and the
  * payment block with the QR. All text comes from the print model, the same one the PDF uses.
  */
-import type { InvoicePrintModel, PrintParty, PrintStatus } from '../../rendering/invoice-view-model.js';
+import type { InvoicePrintModel, PrintParty, PrintStatus } from '../../invoices/index.js';
 import { html, safeUrl, type SafeHtml } from './html.js';
 
 /** Badge modifier from a status value; only known values get a colour, the rest stay neutral. */

@@ -8,7 +8,7 @@
  * checkboxes. The static edit script (PAGE_ASSETS.editScript) adds and removes rows instead.
  */
 import { CURRENCIES, INVOICE_DIRECTIONS, UNITS, VAT_RATES } from '../../../shared/reference.js';
-import { canMoveSellerStatus, SELLER_STATUSES, type SellerStatus } from '../../invoices/statuses.js';
+import { canMoveSellerStatus, SELLER_STATUSES, type SellerStatus } from '../../invoices/index.js';
 import { PAGE_ASSETS } from './assets.js';
 import { editFormValues, type FormValues } from './edit-form.js';
 import { checkboxControl, selectControl, textControl, type Messages } from './form-controls.js';

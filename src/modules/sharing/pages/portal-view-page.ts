@@ -4,9 +4,9 @@
  * available, and the validation warnings stored with the document.
  */
 import type { EdoSync } from '../../edo/index.js';
-import type { InvoiceDetail, InvoiceWriteResponse } from '../../invoices/invoice.schemas.js';
+import type { InvoiceDetail, InvoiceWriteResponse } from '../../invoices/index.js';
 import { warningMessageRu } from '../form-messages.js';
-import { toPrintModel, type InvoicePrintModel } from '../../rendering/invoice-view-model.js';
+import { toPrintModel, type InvoicePrintModel } from '../../invoices/index.js';
 import { html, safeUrl, type SafeHtml } from './html.js';
 import { fieldLabel } from './field-labels.js';
 import { itemsSection, partiesSection, paymentSection, signersLine, statusBadges } from './invoice-sections.js';

@@ -4,7 +4,7 @@
  * token is the credential), so no CSRF token is needed, but a POST keeps link previews and
  * prefetchers from reporting a payment by merely opening the URL.
  */
-import type { InvoicePrintModel } from '../../rendering/invoice-view-model.js';
+import type { InvoicePrintModel } from '../../invoices/index.js';
 import { html, safeUrl, type SafeHtml } from './html.js';
 import { itemsSection, partiesSection, paymentSection, signersLine, statusBadges } from './invoice-sections.js';
 import { renderPage } from './layout.js';

@@ -10,12 +10,13 @@ import { emptyOutcome } from '../notifications/index.js';
 import type { AuthContext } from '../teams/index.js';
 import type { WriteEnvelope } from './envelope.js';
 import type { InvoiceWriteResponse } from './invoice.schemas.js';
-import { requestHash } from './idempotency.js';
+import { requestHash } from '../../shared/request-hash.js';
 import type { EdoSyncRequest } from '../edo/index.js';
-import { documentTitle, etagOf, serviceRestriction, totalsOf } from './invoice.view.js';
+import { documentTitle, etagOf, serviceRestriction } from './invoice.view.js';
+import type { DocumentTotals } from './totals.js';
 import type { ResolvedSeller } from './seller.js';
 import type { SellerStatus } from './statuses.js';
-import type { NormalizedInvoice, ValidationIssue } from './validation.js';
+import type { NormalizedInvoice, ValidationIssue } from './invoice.model.js';
 
 export interface RequestInfo {
   host: string;
@@ -36,6 +37,8 @@ export interface PreparedWrite {
   invoice: NormalizedInvoice;
   resolved: ResolvedSeller;
   warnings: ValidationIssue[];
+  /** Computed once per write: the row's columns, the item rows and the response all use these. */
+  totals: DocumentTotals;
 }
 
 /** The columns a write sets from the document; the rest belong to the document's life. */
@@ -65,8 +68,7 @@ export function documentRowValues(
   sellerStatus: SellerStatus,
   info: RequestInfo,
 ): WriteValues {
-  const { invoice, resolved, warnings } = prepared;
-  const totals = totalsOf(invoice);
+  const { invoice, resolved, warnings, totals } = prepared;
   const restriction = serviceRestriction(auth.tariff);
   const stored = { ...invoice, public_id: publicId, seller_status: sellerStatus };
   return {
@@ -109,8 +111,8 @@ export function documentRowValues(
   };
 }
 
-export function itemRows(teamId: string, publicId: string, invoice: NormalizedInvoice) {
-  const totals = totalsOf(invoice);
+export function itemRows(teamId: string, publicId: string, prepared: Pick<PreparedWrite, 'invoice' | 'totals'>) {
+  const { invoice, totals } = prepared;
   return invoice.items.map((item, i) => {
     const line = totals.lines[i];
     if (!line) throw new Error('totals and items disagree');

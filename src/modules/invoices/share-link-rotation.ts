@@ -9,8 +9,7 @@
 import type { Db } from '../../db/database.js';
 import type { ShareLinkRow } from '../../db/types.js';
 import { randomToken } from '../../shared/tokens.js';
-import * as repo from './sharing.repository.js';
-import { listShareLinks } from '../invoices/index.js';
+import * as repo from './invoice.repository.js';
 
 export interface RotatedLinks {
   teamId: string;
@@ -24,7 +23,7 @@ export async function rotateShareLinks(db: Db, publicId: string): Promise<Rotate
   const teamId = await repo.findDocumentTeam(db, publicId);
   if (teamId === undefined) return null;
   const links = await db.transaction().execute(async (trx) => {
-    const current = await listShareLinks(trx, teamId, publicId);
+    const current = await repo.listShareLinks(trx, teamId, publicId);
     const rotated: ShareLinkRow[] = [];
     for (const link of current) {
       const token = randomToken(16);

@@ -22,7 +22,15 @@
  * - Only the required block (Name … CorrespAcc, after the header) is limited to 300 bytes, counted
  *   in the declared encoding (see above).
  */
-import iconv from 'iconv-lite';
+import {
+  fitsWindows1251,
+  QR_ENCODING_DIGIT,
+  QR_HEADER_PREFIX,
+  qrByteLength as byteLength,
+  qrPayloadBytes,
+  qrPayloadEncoding,
+  type QrEncoding,
+} from '../../shared/qr-encoding.js';
 
 export type QrPayloadErrorCode = 'missing_required' | 'invalid_value' | 'no_free_separator' | 'required_block_too_long';
 
@@ -41,7 +49,8 @@ export class QrPayloadError extends Error {
 }
 
 /** The encodings GOST R 56042 declares by the header's 7th character that we emit. */
-export type QrEncoding = 'utf-8' | 'windows-1251';
+export type { QrEncoding };
+export { qrPayloadBytes, qrPayloadEncoding };
 
 export interface PaymentQrInput {
   /** Payee name (Name, ≤ 160 characters, truncated). */
@@ -64,9 +73,6 @@ export interface PaymentQrInput {
   purpose?: string | null;
 }
 
-const HEADER_PREFIX = 'ST0001';
-/** Encoding digit 2 = UTF-8, 1 = windows-1251 (3 = KOI8-R, not emitted). */
-const ENCODING_DIGIT: Record<QrEncoding, string> = { 'utf-8': '2', 'windows-1251': '1' };
 /** `|` first, then the GOST fallbacks in the order the standard lists them. */
 const SEPARATORS = ['|', '#', ';', ':', '^', '_', '~', '{', '}', '!', '$', '%', '&', '(', ')', '*', '+', ',', '/', '@'] as const;
 const REQUIRED_BLOCK_MAX_BYTES = 300;
@@ -129,32 +135,6 @@ function normalizeSum(sum: string | number | bigint | null | undefined): string 
   return BigInt(text).toString();
 }
 
-/** True when every character of `text` has a windows-1251 byte (a round trip gives it back). */
-function fitsWindows1251(text: string): boolean {
-  return iconv.decode(iconv.encode(text, 'win1251'), 'win1251') === text;
-}
-
-/** Byte length of `text` in `encoding`. */
-function byteLength(text: string, encoding: QrEncoding): number {
-  return encoding === 'utf-8' ? Buffer.byteLength(text, 'utf8') : iconv.encode(text, 'win1251').length;
-}
-
-/** The declared encoding of a payload built here, read from its header (`ST00011` / `ST00012`). */
-export function qrPayloadEncoding(payload: string): QrEncoding {
-  return payload.startsWith(HEADER_PREFIX + ENCODING_DIGIT['windows-1251']) ? 'windows-1251' : 'utf-8';
-}
-
-/**
- * The bytes a QR symbol must hold for `payload`: the payload in its declared encoding.
- * Throws when a windows-1251 payload holds a character that encoding lacks (never for a
- * payload built here).
- */
-export function qrPayloadBytes(payload: string): Buffer {
-  if (qrPayloadEncoding(payload) === 'utf-8') return Buffer.from(payload, 'utf8');
-  if (!fitsWindows1251(payload)) throw new Error('payload declares windows-1251 but holds a character outside it');
-  return iconv.encode(payload, 'win1251');
-}
-
 /**
  * Builds the GOST R 56042-2014 payment string: header `ST00012` (or `ST00011`, see the module
  * comment) + separator, the required
@@ -210,5 +190,5 @@ export function buildPaymentQrPayload(input: PaymentQrInput): string {
     }
     encoding = 'windows-1251';
   }
-  return HEADER_PREFIX + ENCODING_DIGIT[encoding] + separator + body;
+  return QR_HEADER_PREFIX + QR_ENCODING_DIGIT[encoding] + separator + body;
 }

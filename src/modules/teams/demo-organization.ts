@@ -1,5 +1,9 @@
-/** The sample reference data shown in demo mode (the demo token): nothing of any real team. */
-import type { CatalogData } from './catalog.service.js';
+/**
+ * The «Ромашка» demo organization, the one place it is written: the sample catalog and the
+ * seller of the sample document in demo mode (the demo token), and the demo team seeded on
+ * the first start of an empty database (`seedDemoTeamIfEmpty`). Nothing of any real team.
+ */
+import type { CatalogData } from './organizations.js';
 
 const at = '2026-01-01T00:00:00.000Z';
 

@@ -9,7 +9,7 @@ import type { Executor } from '../../db/database.js';
 import type { EdoService, EdoSync, PlannedSync } from '../edo/index.js';
 import type { DeliveryReport, NotificationService, PendingNotifications } from '../notifications/index.js';
 import type { AuthContext } from '../teams/index.js';
-import { edoSyncRequest, type PreparedWrite } from './invoice-write.js';
+import { edoSyncRequest, type PreparedWrite } from './invoice.write.js';
 
 /** What a write queued, handed from inside its transaction to after the commit. */
 export interface QueuedEffects {

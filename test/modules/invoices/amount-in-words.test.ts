@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { amountInWords, type AmountInWordsCurrency } from '../../../src/modules/rendering/amount-in-words.js';
+import { amountInWords, type AmountInWordsCurrency } from '../../../src/modules/invoices/amount-in-words.js';
 
 describe('amountInWords: RUB', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { InvoiceDetail } from '../../../src/modules/invoices/invoice.schemas.js';
-import { toPrintModel } from '../../../src/modules/rendering/invoice-view-model.js';
+import { toPrintModel } from '../../../src/modules/invoices/print-model.js';
 import {
   currencyShortRu,
   formatDateLongRu,
@@ -9,8 +9,8 @@ import {
   formatPercentRu,
   formatPriceRu,
   formatQtyRu,
-} from '../../../src/modules/rendering/ru-format.js';
-import { EXPECTED_QR_PAYLOAD, responseFor, sampleDocument, sampleResponse } from './print-fixtures.js';
+} from '../../../src/shared/ru-format.js';
+import { EXPECTED_QR_PAYLOAD, responseFor, sampleDocument, sampleResponse } from '../rendering/print-fixtures.js';
 
 describe('Russian formatting', () => {
   it('formats money with grouped thousands and two decimals, half-up, without float arithmetic', () => {

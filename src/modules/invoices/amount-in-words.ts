@@ -12,10 +12,8 @@
  * - BYN: белорусский рубль, белорусских рубля, белорусских рублей; копейка, копейки, копеек.
  *   The adjective keeps a Belarusian invoice from reading as Russian rubles.
  */
-import { Decimal as DecimalBase } from 'decimal.js';
 import numberToWordsRu from 'number-to-words-ru';
-
-const Decimal = DecimalBase.clone({ precision: 40, rounding: DecimalBase.ROUND_HALF_UP });
+import { Decimal, fixed2 } from '../../shared/money.js';
 
 export const AMOUNT_IN_WORDS_CURRENCIES = ['RUB', 'USD', 'EUR', 'CNY', 'KZT', 'BYN'] as const;
 export type AmountInWordsCurrency = (typeof AMOUNT_IN_WORDS_CURRENCIES)[number];
@@ -71,8 +69,7 @@ export function amountInWords(amount: string, currency: AmountInWordsCurrency): 
   if (typeof amount !== 'string' || !DECIMAL_LITERAL.test(amount.trim())) {
     throw new Error(`amountInWords: amount must be a decimal string, got ${JSON.stringify(amount)}`);
   }
-  const rounded = new Decimal(amount.trim()).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
-  const fixed = rounded.isZero() ? '0.00' : rounded.toFixed(2);
+  const fixed = fixed2(new Decimal(amount.trim()));
   const words = numberToWordsRu.convert(fixed, {
     currency: option,
     declension: 'nominative',

@@ -6,7 +6,7 @@
  * Grouping uses a plain space ("19 789,99"), not U+00A0: the strings also feed pdftotext
  * checks and e-mails; renderers keep figures on one line by layout (nowrap cells) instead.
  */
-import { formatMoney, toDecimal, type DecimalInput } from '../invoices/totals.js';
+import { formatMoney, toDecimal, type DecimalInput } from './money.js';
 
 const MONTHS_GENITIVE = [
   'января',

@@ -1,0 +1,88 @@
+/**
+ * SQL of the Idempotency-Key store (idempotency.ts holds the rules). A key is claimed by the
+ * request that inserted it (`state = pending`, `created_at` = its claim time); every later
+ * write is fenced by that claim time, so a request whose claim lapsed changes nothing.
+ */
+import type { Executor } from '../../db/database.js';
+import type { Selectable } from 'kysely';
+import type { IdempotencyKeysTable } from '../../db/types.js';
+
+export async function deleteExpiredKeys(db: Executor, teamId: string, now: string): Promise<void> {
+  await db.deleteFrom('idempotency_keys').where('team_id', '=', teamId).where('expires_at', '<', now).execute();
+}
+
+/** Throws a unique violation when the key exists. */
+export async function insertClaim(db: Executor, teamId: string, key: string, hash: string, claimedAt: string, expiresAt: string): Promise<void> {
+  await db
+    .insertInto('idempotency_keys')
+    .values({
+      team_id: teamId,
+      idem_key: key,
+      request_hash: hash,
+      state: 'pending',
+      response_status: null,
+      response_body: null,
+      created_at: claimedAt,
+      expires_at: expiresAt,
+    })
+    .execute();
+}
+
+export async function findKey(db: Executor, teamId: string, key: string): Promise<Selectable<IdempotencyKeysTable> | undefined> {
+  return db.selectFrom('idempotency_keys').selectAll().where('team_id', '=', teamId).where('idem_key', '=', key).executeTakeFirst();
+}
+
+/** A lapsed pending claim (created at `lapsedAt`) taken over by this request; false when another took it. */
+export async function takeOverLapsedClaim(
+  db: Executor,
+  teamId: string,
+  key: string,
+  lapsedAt: string,
+  claim: { hash: string; claimedAt: string; expiresAt: string },
+): Promise<boolean> {
+  const taken = await db
+    .updateTable('idempotency_keys')
+    .set({ request_hash: claim.hash, created_at: claim.claimedAt, expires_at: claim.expiresAt })
+    .where('team_id', '=', teamId)
+    .where('idem_key', '=', key)
+    .where('state', '=', 'pending')
+    .where('created_at', '=', lapsedAt)
+    .executeTakeFirst();
+  return Number(taken.numUpdatedRows) === 1;
+}
+
+/** Inside the write's transaction: the response as committed. False when the claim is no longer ours. */
+export async function recordCommitted(db: Executor, teamId: string, key: string, claimedAt: string, body: string): Promise<boolean> {
+  const recorded = await db
+    .updateTable('idempotency_keys')
+    .set({ state: 'done', response_status: null, response_body: body })
+    .where('team_id', '=', teamId)
+    .where('idem_key', '=', key)
+    .where('state', '=', 'pending')
+    .where('created_at', '=', claimedAt)
+    .executeTakeFirst();
+  return Number(recorded.numUpdatedRows) === 1;
+}
+
+/** Nothing was stored: the key is released (if still ours) so a corrected retry can run. */
+export async function releaseClaim(db: Executor, teamId: string, key: string, claimedAt: string): Promise<void> {
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('team_id', '=', teamId)
+    .where('idem_key', '=', key)
+    .where('state', '=', 'pending')
+    .where('created_at', '=', claimedAt)
+    .execute();
+}
+
+/** The final answer (after the delivery attempt) replaces the committed one. */
+export async function recordFinal(db: Executor, teamId: string, key: string, claimedAt: string, status: number, body: string): Promise<void> {
+  await db
+    .updateTable('idempotency_keys')
+    .set({ response_status: status, response_body: body })
+    .where('team_id', '=', teamId)
+    .where('idem_key', '=', key)
+    .where('state', '=', 'done')
+    .where('created_at', '=', claimedAt)
+    .execute();
+}
