@@ -19,6 +19,7 @@ import type { RateLimitStore } from './http/rate-limit/rate-limit.types.js';
 import { generateRequestId } from './http/request-id.js';
 import { registerOperationsRoutes } from './http/operations.routes.js';
 import { catalogRoutes, CatalogService } from './modules/catalog/index.js';
+import { eventRoutes } from './modules/events/index.js';
 import { invoiceRoutes, InvoiceService } from './modules/invoices/index.js';
 import { createEdo, type EdoRuntime } from './modules/edo/index.js';
 import { createPdfRenderer, type PdfRenderer } from './modules/rendering/pdf-pool.js';
@@ -138,6 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     api.addHook('onRequest', limiter.limitByKeyAndTeam);
     await api.register(catalogRoutes, { catalog: new CatalogService(database.db) });
     await api.register(invoiceRoutes, { invoices });
+    await api.register(eventRoutes, { db: database.db, retentionDays: config.webhooks.eventRetentionDays });
   });
   // Share and portal pages: outside the API's key check; their tokens are the credential.
   const sharing = new SharingService({ db: database.db, clock, bases, invoices, auth, demoPublicId: config.demoPublicId, pdf });

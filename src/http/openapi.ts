@@ -51,6 +51,8 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       tags: [
         { name: 'invoices', description: 'Create, fully update, read and list invoices.' },
         { name: 'reference', description: 'Reference catalog of the team.' },
+        { name: 'events', description: 'The events feed: every change an integrator cares about, in order.' },
+        { name: 'webhooks', description: 'Webhook endpoints: signed pushes of the events (Standard Webhooks 1.0).' },
         { name: 'meta', description: 'Machine-readable descriptions of the API.' },
         { name: 'operations', description: 'Health, readiness and metrics for operators.' },
       ],

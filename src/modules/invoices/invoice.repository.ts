@@ -114,6 +114,8 @@ export interface ListFilters {
   dateFrom?: string | undefined;
   dateTo?: string | undefined;
   updatedSince?: string | undefined;
+  /** `changed_at >= changedSince` (any change, including statuses, e-mail and EDO news). */
+  changedSince?: string | undefined;
   limit: number;
   offset: number;
 }
@@ -139,6 +141,7 @@ export type InvoiceListRow = Pick<
   | 'editor_mode'
   | 'created_at'
   | 'last_modified_at'
+  | 'changed_at'
 > & { buyer_token: string | null };
 
 /**
@@ -191,6 +194,7 @@ function filtered(db: Executor, teamId: string, f: ListFilters, access: Access) 
   if (f.dateFrom) query = query.where('invoices.date', '>=', f.dateFrom);
   if (f.dateTo) query = query.where('invoices.date', '<=', f.dateTo);
   if (f.updatedSince) query = query.where(modifiedSince(db, teamId, f.updatedSince, access.collectUpdated));
+  if (f.changedSince) query = query.where('invoices.changed_at', '>=', f.changedSince);
   if (f.q) query = query.where(invoiceSearchMatches(db, f.q, access.q));
   return query;
 }
@@ -233,6 +237,7 @@ export async function listInvoices(
       'invoices.editor_mode',
       'invoices.created_at',
       'invoices.last_modified_at',
+      'invoices.changed_at',
     ])
     .orderBy('invoices.date', 'desc')
     .orderBy('invoices.created_at', 'desc')

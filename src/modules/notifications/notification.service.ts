@@ -18,6 +18,7 @@ import type { LinkBases } from '../sharing/index.js';
 import { resolvePolicy, retryDelayMs, type DeliveryPolicy } from './delivery-policy.js';
 import { buildInvoiceEmail, messageIdFor, messageIdHost, type EmailAttachment, type InvoiceEmailView } from './email-message.js';
 import { markBuyerSent, markRestricted, storeNotificationOutcome } from './invoice-status.repository.js';
+import { recordEmailEvent, settleWithEvent } from './notification-events.js';
 import { MailSendError, type MailTransport } from './mail-transport.js';
 import type { MailRuntime, Notifications } from './notification.schemas.js';
 import { blockedOutcome, emptyOutcome, outcomeFromRows, type BlockReason } from './outcome.js';
@@ -170,6 +171,7 @@ export class NotificationService {
       });
     }
     await outbox.insertOutboxRows(trx, rows);
+    for (const r of rows) if (r.last_error_code === 'invalid_address') await recordEmailEvent(trx, r, { sent: false, code: 'invalid_address', reason: 'invalid_address' }, nowIso);
     const runtime = this.runtime(0, rows as OutboxRow[], this.policy.requestTimeoutMs);
     const outcome =
       rows.length === 0
@@ -226,7 +228,10 @@ export class NotificationService {
     if (row.attempts > row.max_attempts) {
       // A claim that lapsed during the last attempt (its process died): give up, visibly.
       const error = row.last_error ?? 'the last delivery attempt was interrupted';
-      return (await outbox.markFailed(this.db, fence, isoNow(this.deps.clock), error, row.last_error_code ?? 'smtp_error')) ? 'failed' : null;
+      const code = row.last_error_code ?? 'smtp_error';
+      const at = isoNow(this.deps.clock);
+      const settled = await settleWithEvent(this.db, row, { sent: false, code, reason: error }, at, (trx) => outbox.markFailed(trx, fence, at, error, code));
+      return settled ? 'failed' : null;
     }
     let failure: MailSendError | null = null;
     try {
@@ -239,13 +244,17 @@ export class NotificationService {
     }
     const now = this.deps.clock.now();
     const nowIso = now.toISOString();
-    if (!failure) return (await outbox.markSent(this.db, fence, nowIso)) ? 'sent' : null;
+    if (!failure) return (await settleWithEvent(this.db, row, { sent: true }, nowIso, (trx) => outbox.markSent(trx, fence, nowIso))) ? 'sent' : null;
     const final = failure.permanent || row.attempts >= row.max_attempts;
     this.logger.warn(
       { public_id: row.public_id, revision: row.revision, attempts: row.attempts, code: failure.code, final },
       `e-mail delivery failed: ${failure.message}`,
     );
-    if (final) return (await outbox.markFailed(this.db, fence, nowIso, failure.message, failure.code)) ? 'failed' : null;
+    if (final) {
+      const outcome = { sent: false as const, code: failure.code, reason: failure.message };
+      const settled = await settleWithEvent(this.db, row, outcome, nowIso, (trx) => outbox.markFailed(trx, fence, nowIso, failure.message, failure.code));
+      return settled ? 'failed' : null;
+    }
     const next = new Date(now.getTime() + retryDelayMs(row.attempts, this.policy)).toISOString();
     return (await outbox.markRetry(this.db, fence, nowIso, next, failure.message, failure.code)) ? 'pending' : null;
   }
