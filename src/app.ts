@@ -27,6 +27,7 @@ import { createNotifications, type Notifier } from './modules/notifications/inde
 import { basePath } from './modules/sharing/index.js';
 import { edoDocumentFiles, pdfAttachments, SharingService, sharingRoutes } from './modules/sharing/web.js';
 import { AuthService } from './modules/teams/index.js';
+import { createWebhooks, webhookRoutes, type WebhooksRuntime } from './modules/webhooks/index.js';
 import { ErrorBody } from './shared/schemas.js';
 import { systemClock, type Clock } from './shared/clock.js';
 
@@ -48,6 +49,8 @@ export interface AppDeps {
   edo?: EdoRuntime;
   /** Where PDFs are rendered; by default a pool of worker threads (closed with the app). */
   pdf?: PdfRenderer;
+  /** Webhook endpoints and their delivery worker (tests pass one with their own clock and policy). */
+  webhooks?: WebhooksRuntime;
 }
 
 export type App = FastifyInstance;
@@ -58,6 +61,8 @@ declare module 'fastify' {
     notifier: Notifier;
     /** EDO sync and its worker (started by the runtime, not by buildApp). */
     edo: EdoRuntime;
+    /** Webhook endpoints and their delivery worker (started by the runtime, not by buildApp). */
+    webhooks: WebhooksRuntime;
   }
 }
 
@@ -123,6 +128,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const edo = deps.edo ?? createEdo({ database, clock, config, logger: app.log.child({ component: 'edo' }) });
   app.decorate('edo', edo);
   app.addHook('onClose', async () => edo.close());
+  const webhooks =
+    deps.webhooks ?? createWebhooks({ database, clock, config, secret: deps.secret, logger: app.log.child({ component: 'webhooks' }) });
+  app.decorate('webhooks', webhooks);
+  app.addHook('onClose', async () => webhooks.close());
 
   const auth = new AuthService(database.db, config.demoToken);
   const invoices = new InvoiceService({
@@ -140,6 +149,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await api.register(catalogRoutes, { catalog: new CatalogService(database.db) });
     await api.register(invoiceRoutes, { invoices });
     await api.register(eventRoutes, { db: database.db, retentionDays: config.webhooks.eventRetentionDays });
+    await api.register(webhookRoutes, { webhooks: webhooks.service });
   });
   // Share and portal pages: outside the API's key check; their tokens are the credential.
   const sharing = new SharingService({ db: database.db, clock, bases, invoices, auth, demoPublicId: config.demoPublicId, pdf });

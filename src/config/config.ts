@@ -38,6 +38,8 @@ export interface Config {
   webhooks: WebhookConfig;
   /** INVOICING_WORKER_METRICS_PORT: `invoicing worker` serves /metrics on this port when set. */
   workerMetricsPort: number | null;
+  /** INVOICING_METRICS_TOKEN: when set, /metrics needs `Authorization: Bearer <token>` (here: the worker's metrics port). */
+  metricsToken: string | null;
 }
 
 export interface WebhookConfig {
@@ -231,6 +233,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     edo,
     webhooks,
     workerMetricsPort,
+    metricsToken: read(env, 'INVOICING_METRICS_TOKEN') ?? null,
   };
 }
 

@@ -6,6 +6,7 @@
 import { forEachLimited, newLeaseOwner, type WorkLogger } from '../../shared/background-work.js';
 import { PollingLoop } from '../../shared/polling-loop.js';
 import type { EdoService } from './edo.service.js';
+import { countDelivery } from '../../shared/delivery-metrics.js';
 
 export interface EdoBatchResult {
   claimed: number;
@@ -48,6 +49,7 @@ export class EdoWorker {
     await forEachLimited(rows, policy.concurrency, async (row) => {
       const signal = AbortSignal.any([AbortSignal.timeout(policy.attemptTimeoutMs), this.abort.signal]);
       const state = await this.service.attempt(row, this.owner, signal);
+      if (state !== 'superseded') countDelivery('edo', state);
       if (state === 'sent') result.sent++;
       else if (state === 'pending') result.retrying++;
       else if (state === 'failed') result.failed++;

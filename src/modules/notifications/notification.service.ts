@@ -26,6 +26,7 @@ import * as outbox from '../../db/outbox.js';
 import { planEmails, type NotificationRequest } from './plan.js';
 import { reserveEmail, utcDay } from './quota.js';
 import { resolveRecipients } from './recipients.js';
+import { countDelivery } from '../../shared/delivery-metrics.js';
 
 /** pino-compatible. */
 export type NotificationLogger = WorkLogger;
@@ -197,7 +198,7 @@ export class NotificationService {
     try {
       const rows = await outbox.listLeasedRows(this.db, pending.teamId, pending.ids, pending.owner);
       const signal = AbortSignal.timeout(this.policy.requestTimeoutMs);
-      await forEachLimited(rows, this.policy.concurrency, (row) => this.attempt(row, pending.owner, signal));
+      await forEachLimited(rows, this.policy.concurrency, async (row) => countDelivery('email', await this.attempt(row, pending.owner, signal)));
       const notifications = await this.refreshOutcome(pending.teamId, pending.publicId, pending.revision, Date.now() - started, this.policy.requestTimeoutMs);
       return { notifications, status: statusOf(notifications), delivered: notifications.sent_count > 0 };
     } catch (err) {

@@ -7,6 +7,7 @@
 import { PollingLoop } from '../../shared/polling-loop.js';
 import { forEachLimited, newLeaseOwner } from '../../shared/background-work.js';
 import type { NotificationLogger, NotificationService } from './notification.service.js';
+import { countDelivery } from '../../shared/delivery-metrics.js';
 
 export interface WorkerOptions {
   /** Names this worker's leases; a fresh one per worker by default. */
@@ -50,6 +51,7 @@ export class OutboxWorker {
     await forEachLimited(rows, policy.concurrency, async (row) => {
       const signal = AbortSignal.any([AbortSignal.timeout(policy.attemptTimeoutMs), this.abort.signal]);
       const state = await this.service.attempt(row, this.owner, signal);
+      countDelivery('email', state);
       if (state === 'sent') result.sent++;
       else if (state === 'pending') result.retrying++;
       else if (state === 'failed') result.failed++;
