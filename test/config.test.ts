@@ -79,6 +79,13 @@ describe('loadConfig overrides', () => {
         LOG_LEVEL: 'warn',
         INVOICING_DATA_DIR: '/var/lib/invoicing',
         INVOICING_IN_PROCESS_WORKER: 'false',
+        INVOICING_WEBHOOK_ALLOW_HTTP: 'true',
+        INVOICING_WEBHOOK_ALLOW_PRIVATE: '10.0.0.0/8, 127.0.0.1,::1',
+        INVOICING_WEBHOOK_TIMEOUT_MS: '5000',
+        INVOICING_WEBHOOK_RETRY_BASE_MS: '1000',
+        INVOICING_EVENT_RETENTION_DAYS: '7',
+        INVOICING_WORKER_METRICS_PORT: '9464',
+        INVOICING_METRICS_TOKEN: 'metrics-token',
       },
       CWD,
     );
@@ -111,7 +118,15 @@ describe('loadConfig overrides', () => {
         sandboxDeliveryMs: 2_000,
         sandboxDecisionMs: 10_000,
       },
+      webhooks: { allowHttp: true, allowPrivate: ['10.0.0.0/8', '127.0.0.1', '::1'], timeoutMs: 5000, retryBaseMs: 1000, eventRetentionDays: 7 },
+      workerMetricsPort: 9464,
+      metricsToken: 'metrics-token',
     });
+  });
+
+  it('refuses a bad webhook allow list naming the variable', () => {
+    expect(() => loadConfig({ INVOICING_WEBHOOK_ALLOW_PRIVATE: '10.0.0.0/8,not-an-ip' }, CWD)).toThrow(/INVOICING_WEBHOOK_ALLOW_PRIVATE/);
+    expect(() => loadConfig({ INVOICING_EVENT_RETENTION_DAYS: '0' }, CWD)).toThrow(/INVOICING_EVENT_RETENTION_DAYS/);
   });
 
   it('takes the EDO variables (an extension of the contract)', () => {

@@ -7,6 +7,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
+import { openApiWebhooks } from '../modules/events/index.js';
 import { errorResponses } from '../shared/schemas.js';
 
 /** Reads: the key in x-api-key, as a Bearer token, or in the api_key query parameter. */
@@ -48,6 +49,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         description: DESCRIPTION.replaceAll('{DEMO_TOKEN}', config.demoToken).replaceAll('{DEMO_PUBLIC_ID}', config.demoPublicId),
       },
       servers: [{ url: config.publicUrl, description: 'This service' }],
+      webhooks: openApiWebhooks() as never,
       tags: [
         { name: 'invoices', description: 'Create, fully update, read and list invoices.' },
         { name: 'reference', description: 'Reference catalog of the team.' },

@@ -1,5 +1,6 @@
 /** Wire shapes of the events feed. */
 import { Type, type Static } from '@sinclair/typebox';
+import { ref } from '../../shared/schemas.js';
 import { FEED_EVENT_TYPES } from './event-types.js';
 
 export const EventsQuery = Type.Object({
@@ -37,7 +38,7 @@ export const Event = Type.Object(
 export const EventList = Type.Object(
   {
     ok: Type.Literal(true, { description: 'Always true on success.' }),
-    items: Type.Array(Event, { maxItems: 200, description: 'Events in feed order, oldest first.' }),
+    items: Type.Array(ref(Event), { maxItems: 200, description: 'Events in feed order, oldest first.' }),
     next_cursor: Type.Union([Type.String({ maxLength: 40 }), Type.Null()], {
       description: 'Pass as `after` for the next page (the last item’s id; the given cursor when the page is empty; null on an empty feed).',
     }),

@@ -4,3 +4,4 @@ export type { PublicEvent, FeedPosition, FeedPage } from './events.js';
 export { EVENT_DATA, EVENT_TYPES, FEED_EVENT_TYPES, type EventType, type EventData, type DocumentEventType } from './event-types.js';
 export { eventRoutes } from './events.routes.js';
 export { Event } from './events.schemas.js';
+export { openApiWebhooks } from './webhooks-openapi.js';

@@ -1,5 +1,6 @@
 /** Wire shapes of the webhook endpoints API. */
 import { Type, type Static } from '@sinclair/typebox';
+import { ref } from '../../shared/schemas.js';
 import { FEED_EVENT_TYPES } from '../events/index.js';
 
 const EventSelector = Type.Union(
@@ -43,12 +44,12 @@ const Secret = Type.String({ maxLength: 100, pattern: '^whsec_[A-Za-z0-9+/=]+$',
 const Ok = Type.Literal(true, { description: 'Always true on success.' });
 
 export const EndpointCreated = Type.Object(
-  { ok: Ok, endpoint: WebhookEndpoint, secret: Secret, demo_mode: Type.Optional(Type.Boolean({ description: 'True with the demo token: nothing was stored.' })) },
+  { ok: Ok, endpoint: ref(WebhookEndpoint), secret: Secret, demo_mode: Type.Optional(Type.Boolean({ description: 'True with the demo token: nothing was stored.' })) },
   { $id: 'WebhookEndpointCreated', additionalProperties: false, description: 'The endpoint and its signing secret (shown once).' },
 );
-export const EndpointResponse = Type.Object({ ok: Ok, endpoint: WebhookEndpoint }, { $id: 'WebhookEndpointResponse', additionalProperties: false, description: 'One endpoint.' });
+export const EndpointResponse = Type.Object({ ok: Ok, endpoint: ref(WebhookEndpoint) }, { $id: 'WebhookEndpointResponse', additionalProperties: false, description: 'One endpoint.' });
 export const EndpointList = Type.Object(
-  { ok: Ok, items: Type.Array(WebhookEndpoint, { maxItems: 1000, description: 'The team’s endpoints, oldest first.' }) },
+  { ok: Ok, items: Type.Array(ref(WebhookEndpoint), { maxItems: 1000, description: 'The team’s endpoints, oldest first.' }) },
   { $id: 'WebhookEndpointList', additionalProperties: false, description: 'The team’s endpoints.' },
 );
 export const OkResponse = Type.Object({ ok: Ok }, { $id: 'WebhookOk', additionalProperties: false, description: 'Done.' });
