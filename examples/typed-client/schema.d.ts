@@ -1970,7 +1970,7 @@ export interface components {
             /** @description Unique id; ids sort in feed order. Also the `webhook-id` of its deliveries. */
             id: string;
             /** @description Event type (see the OpenAPI `webhooks` section for each one’s data). */
-            type: string;
+            type: "invoice.created" | "invoice.updated" | "invoice.status_changed" | "invoice.viewed" | "invoice.payment_reported" | "invoice.restricted" | "notification.sent" | "notification.failed" | "edo.status_changed" | "webhook_endpoint.disabled";
             /**
              * Format: date-time
              * @description When the change happened (UTC).
@@ -1999,10 +1999,13 @@ export interface components {
         WebhookEndpoint: {
             /** @description Endpoint id. */
             id: string;
-            /** @description Delivery URL. */
+            /**
+             * Format: uri
+             * @description Delivery URL.
+             */
             url: string;
             /** @description Event types delivered. */
-            events: string[];
+            events: ("*" | "invoice.created" | "invoice.updated" | "invoice.status_changed" | "invoice.viewed" | "invoice.payment_reported" | "invoice.restricted" | "notification.sent" | "notification.failed" | "edo.status_changed" | "webhook_endpoint.disabled")[];
             /** @description A note for people (what the endpoint is). */
             description: string;
             /** @description False pauses deliveries to this endpoint. */
@@ -2013,7 +2016,7 @@ export interface components {
              */
             created_at: string;
             /** @description Why the service disabled the endpoint (`failing_for_3_days`), null otherwise. */
-            disabled_reason: string | null;
+            disabled_reason: "failing_for_3_days" | null;
         };
         /** @description The endpoint and its signing secret (shown once). */
         WebhookEndpointCreated: {

@@ -4,9 +4,11 @@
  */
 import { Type, type Static, type TProperties, type TSchema } from '@sinclair/typebox';
 
-const PublicId = Type.String({ maxLength: 64, description: 'The document the event is about (`public_id`).' });
+/** Text without control characters (tab and line breaks allowed). */
+const TEXT = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$';
+const PublicId = Type.String({ maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'The document the event is about (`public_id`).' });
 const Revision = Type.Integer({ format: 'int32', minimum: 1, maximum: 2_147_483_647, description: 'The document revision the event describes.' });
-const Short = (description: string, maxLength = 200) => Type.String({ maxLength, description });
+const Short = (description: string, maxLength = 200) => Type.String({ maxLength, pattern: TEXT, description });
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 const documentData = <P extends TProperties>(extra: P, description: string) =>

@@ -3,6 +3,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ref } from '../../shared/schemas.js';
 import { FEED_EVENT_TYPES } from './event-types.js';
 
+const EVENT_ID = '^evt_[0-9a-f]{32}$';
+
 export const EventsQuery = Type.Object({
   after: Type.Optional(
     Type.String({
@@ -24,8 +26,11 @@ export type EventsQuery = Static<typeof EventsQuery>;
 
 export const Event = Type.Object(
   {
-    id: Type.String({ maxLength: 40, description: 'Unique id; ids sort in feed order. Also the `webhook-id` of its deliveries.' }),
-    type: Type.String({ maxLength: 40, description: 'Event type (see the OpenAPI `webhooks` section for each one’s data).' }),
+    id: Type.String({ maxLength: 40, pattern: EVENT_ID, description: 'Unique id; ids sort in feed order. Also the `webhook-id` of its deliveries.' }),
+    type: Type.Union(
+      FEED_EVENT_TYPES.map((t) => Type.Literal(t)),
+      { description: 'Event type (see the OpenAPI `webhooks` section for each one’s data).' },
+    ),
     created_at: Type.String({ format: 'date-time', maxLength: 40, description: 'When the change happened (UTC).' }),
     data: Type.Object(
       {},
@@ -39,7 +44,7 @@ export const EventList = Type.Object(
   {
     ok: Type.Literal(true, { description: 'Always true on success.' }),
     items: Type.Array(ref(Event), { maxItems: 200, description: 'Events in feed order, oldest first.' }),
-    next_cursor: Type.Union([Type.String({ maxLength: 40 }), Type.Null()], {
+    next_cursor: Type.Union([Type.String({ maxLength: 40, pattern: EVENT_ID }), Type.Null()], {
       description: 'Pass as `after` for the next page (the last item’s id; the given cursor when the page is empty; null on an empty feed).',
     }),
     has_more: Type.Boolean({ description: 'True when more events are ready now.' }),

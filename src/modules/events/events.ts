@@ -14,7 +14,7 @@ export type { FeedPosition };
 /** An event as the feed and webhook bodies carry it. */
 export interface PublicEvent {
   id: string;
-  type: string;
+  type: Exclude<EventType, 'ping'>;
   created_at: string;
   data: Record<string, unknown>;
 }
@@ -71,7 +71,7 @@ export function positionOf(id: string): FeedPosition | null {
 export function toPublicEvent(row: EventRow): PublicEvent {
   return {
     id: eventIdOf({ tx: Number(row.tx_id), seq: Number(row.seq) }),
-    type: row.type,
+    type: row.type as Exclude<EventType, 'ping'>,
     created_at: row.created_at,
     data: JSON.parse(row.data) as Record<string, unknown>,
   };

@@ -7,12 +7,12 @@ import { Type } from '@sinclair/typebox';
 import { EVENT_DATA, EVENT_TYPES } from './event-types.js';
 
 const HEADERS = [
-  { name: 'webhook-id', description: 'The event id: the same on every retry of this event (use it to deduplicate).', schema: { type: 'string', maxLength: 60 } },
+  { name: 'webhook-id', description: 'The event id: the same on every retry of this event (use it to deduplicate).', schema: { type: 'string', maxLength: 60, pattern: '^evt_[A-Za-z0-9_-]+$' } },
   { name: 'webhook-timestamp', description: 'Unix seconds when this attempt was signed.', schema: { type: 'string', maxLength: 12, pattern: '^[0-9]+$' } },
   {
     name: 'webhook-signature',
     description: 'Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` entries: one per valid secret (two during a rotation overlap).',
-    schema: { type: 'string', maxLength: 400 },
+    schema: { type: 'string', maxLength: 400, pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$' },
   },
 ];
 

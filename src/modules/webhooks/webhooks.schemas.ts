@@ -9,19 +9,21 @@ const EventSelector = Type.Union(
 );
 const Events = Type.Array(EventSelector, { minItems: 1, maxItems: 20, description: 'Event types delivered to this endpoint; `["*"]` (the default) for all.' });
 const Url = Type.String({ minLength: 1, maxLength: 2048, format: 'uri', description: 'Where deliveries are POSTed: https (http only when the operator allows it), resolving to public addresses.' });
-const Description = Type.String({ maxLength: 500, description: 'A note for people (what the endpoint is).' });
+/** Free text without control characters (tab and line breaks allowed). */
+const TEXT = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$';
+const Description = Type.String({ maxLength: 500, pattern: TEXT, description: 'A note for people (what the endpoint is).' });
 const Enabled = Type.Boolean({ description: 'False pauses deliveries to this endpoint.' });
 export const EndpointId = Type.String({ minLength: 1, maxLength: 40, pattern: '^[A-Za-z0-9_-]+$', description: 'Endpoint id.' });
 
 export const WebhookEndpoint = Type.Object(
   {
     id: EndpointId,
-    url: Type.String({ maxLength: 2048, description: 'Delivery URL.' }),
-    events: Type.Array(Type.String({ maxLength: 40, description: 'Event type or `*`.' }), { maxItems: 20, description: 'Event types delivered.' }),
+    url: Type.String({ maxLength: 2048, format: 'uri', description: 'Delivery URL.' }),
+    events: Type.Array(EventSelector, { maxItems: 20, description: 'Event types delivered.' }),
     description: Description,
     enabled: Enabled,
     created_at: Type.String({ format: 'date-time', maxLength: 40, description: 'Creation time (UTC).' }),
-    disabled_reason: Type.Union([Type.String({ maxLength: 200 }), Type.Null()], {
+    disabled_reason: Type.Union([Type.Literal('failing_for_3_days'), Type.Null()], {
       description: 'Why the service disabled the endpoint (`failing_for_3_days`), null otherwise.',
     }),
   },
@@ -66,13 +68,13 @@ export type RotateBody = Static<typeof RotateBody>;
 export const RotateResponse = Type.Object({ ok: Ok, secret: Secret }, { $id: 'WebhookSecretRotated', additionalProperties: false, description: 'The new signing secret (shown once).' });
 
 export const TestResponse = Type.Object(
-  { ok: Ok, event_id: Type.String({ maxLength: 60, description: 'The `webhook-id` of the ping delivery.' }) },
+  { ok: Ok, event_id: Type.String({ maxLength: 60, pattern: '^evt_[A-Za-z0-9_-]+$', description: 'The `webhook-id` of the ping delivery.' }) },
   { $id: 'WebhookTestQueued', additionalProperties: false, description: 'A `ping` delivery was queued.' },
 );
 
 export const ReplayBody = Type.Object(
   {
-    event_ids: Type.Array(Type.String({ maxLength: 40, description: 'An event id from the feed.' }), {
+    event_ids: Type.Array(Type.String({ maxLength: 40, pattern: '^evt_[A-Za-z0-9_-]+$', description: 'An event id from the feed.' }), {
       minItems: 1,
       maxItems: 100,
       description: 'Events to send again (kept events of the team; others are skipped).',
@@ -91,11 +93,11 @@ export const DeliveriesQuery = Type.Object({
 });
 export const DeliveryAttempt = Type.Object(
   {
-    event_id: Type.String({ maxLength: 80, description: 'The event (`webhook-id`).' }),
+    event_id: Type.String({ maxLength: 80, pattern: '^evt_[A-Za-z0-9_-]+$', description: 'The event (`webhook-id`).' }),
     attempt: Type.Integer({ format: 'int32', minimum: 1, maximum: 100000, description: 'Attempt number of this delivery (1 = first).' }),
     status_code: Type.Union([Type.Integer({ format: 'int32', minimum: 0, maximum: 999 }), Type.Null()], { description: 'HTTP status answered, null when none (timeout, refused).' }),
     duration_ms: Type.Integer({ format: 'int32', minimum: 0, maximum: 3_600_000, description: 'Time the attempt took.' }),
-    error: Type.Union([Type.String({ maxLength: 500 }), Type.Null()], { description: 'Why it failed, null on success.' }),
+    error: Type.Union([Type.String({ maxLength: 500, pattern: TEXT }), Type.Null()], { description: 'Why it failed, null on success.' }),
     at: Type.String({ format: 'date-time', maxLength: 40, description: 'When the attempt was made.' }),
     next_attempt_at: Type.Union([Type.String({ format: 'date-time', maxLength: 40 }), Type.Null()], { description: 'When the next retry is due, null when none.' }),
   },

@@ -22,7 +22,7 @@ export interface WebhookEndpointView {
   description: string;
   enabled: boolean;
   created_at: string;
-  disabled_reason: string | null;
+  disabled_reason: 'failing_for_3_days' | null;
 }
 
 export interface WebhooksServiceDeps {
@@ -42,12 +42,12 @@ export function endpointView(row: WebhookEndpointRow): WebhookEndpointView {
     description: row.description,
     enabled: row.enabled === 1,
     created_at: row.created_at,
-    disabled_reason: row.disabled_reason,
+    disabled_reason: row.disabled_reason === null ? null : 'failing_for_3_days',
   };
 }
 
 /** The body every delivery of `event` carries (Standard Webhooks: `{type, timestamp, data}`). */
-export function deliveryBody(event: Pick<PublicEvent, 'type' | 'created_at' | 'data'>): string {
+export function deliveryBody(event: Pick<PublicEvent, 'created_at' | 'data'> & { type: PublicEvent['type'] | 'ping' }): string {
   return JSON.stringify({ type: event.type, timestamp: event.created_at, data: event.data });
 }
 
