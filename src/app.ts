@@ -29,6 +29,7 @@ import { createNotifications, type Notifier } from './modules/notifications/inde
 import { basePath } from './modules/links/index.js';
 import { edoDocumentFiles, pdfAttachments, SharingService, sharingRoutes } from './modules/sharing/index.js';
 import { AuthService } from './modules/teams/index.js';
+import { createWebhooks, eventRoutes, webhookRoutes, type WebhooksRuntime } from './modules/webhooks/index.js';
 import { ErrorBody } from './shared/errors.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { ApiError } from './shared/errors.js';
@@ -51,6 +52,8 @@ export interface AppDeps {
   edo?: EdoRuntime;
   /** Where PDFs are rendered; by default a pool of worker threads (closed with the app). */
   pdf?: PdfRenderer;
+  /** Webhook endpoints and their delivery worker (tests pass one with their own clock and policy). */
+  webhooks?: WebhooksRuntime;
 }
 
 export type App = FastifyInstance;
@@ -94,6 +97,8 @@ declare module 'fastify' {
     notifier: Notifier;
     /** EDO sync and its worker (started by the runtime, not by buildApp). */
     edo: EdoRuntime;
+    /** Webhook endpoints and their delivery worker (started by the runtime, not by buildApp). */
+    webhooks: WebhooksRuntime;
   }
 }
 
@@ -207,6 +212,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     });
   app.decorate('edo', edo);
   app.addHook('onClose', async () => edo.close());
+  const webhooks =
+    deps.webhooks ?? createWebhooks({ database, clock, config, secret: deps.secret, logger: app.log.child({ component: 'webhooks' }) });
+  app.decorate('webhooks', webhooks);
+  app.addHook('onClose', async () => webhooks.close());
 
   const auth = new AuthService(database.db, config.demoToken);
   const invoices = new InvoiceService({
@@ -224,6 +233,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     api.addHook('onRequest', limiter.limitByKeyAndTeam);
     await api.register(catalogRoutes, { catalog: new CatalogService(database.db) });
     await api.register(invoiceRoutes, { invoices });
+    await api.register(eventRoutes, { db: database.db, retentionDays: config.webhooks.eventRetentionDays });
+    await api.register(webhookRoutes, { webhooks: webhooks.service });
   });
   // Share and portal pages: outside the API's key check; their tokens are the credential.
   const sharing = new SharingService({

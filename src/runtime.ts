@@ -104,6 +104,7 @@ export async function startRuntime(baseConfig: Config): Promise<Runtime> {
     if (config.inProcessWorker) {
       app.notifier.worker.start();
       app.edo.worker.start();
+      app.webhooks.worker.start();
     }
   } catch (err) {
     await limiter.close();

@@ -14,6 +14,8 @@ import { createNotifications } from './modules/notifications/index.js';
 import { createPdfRenderer } from './modules/rendering/index.js';
 import { edoDocumentFiles, pdfAttachments, SharingService } from './modules/sharing/index.js';
 import { AuthService } from './modules/teams/index.js';
+import { createWebhooks } from './modules/webhooks/index.js';
+import { startMetricsServer } from './http/metrics-server.js';
 import { resolveServiceSecret } from './runtime.js';
 import { systemClock } from './shared/clock.js';
 
@@ -45,16 +47,20 @@ export async function runWorker(config: Config): Promise<void> {
   const sharing = new SharingService({ db: database.db, clock: systemClock, bases, invoices, auth, demoPublicId: config.demoPublicId, pdf });
   notifier.service.useAttachments(pdfAttachments(sharing));
   edo.service.useFiles(edoDocumentFiles(sharing));
+  const webhooks = createWebhooks({ database, clock: systemClock, config, secret, logger: logger.child({ component: 'webhooks' }) });
   notifier.worker.start();
   edo.worker.start();
-  logger.info({ edo_operator: edo.service.operator.kind }, 'worker started');
+  webhooks.worker.start();
+  const metrics =
+    config.workerMetricsPort !== null ? await startMetricsServer({ host: config.host, port: config.workerMetricsPort, token: config.metricsToken }) : null;
+  logger.info({ edo_operator: edo.service.operator.kind, metrics_port: metrics?.port ?? null }, 'worker started');
 
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'worker stopping: finishing the current batch');
-    Promise.all([notifier.close(), edo.close()])
+    Promise.all([notifier.close(), edo.close(), webhooks.close(), metrics?.close()])
       .then(() => pdf.close())
       .then(() => database.close())
       .then(() => process.exit(0))

@@ -87,6 +87,12 @@ describe('loadConfig overrides', () => {
         INVOICING_LINK_RATE_PER_MIN: '30',
         INVOICING_METRICS_TOKEN: 'metrics-token-0123456789',
         INVOICING_REVISIONS_KEEP: '50',
+        INVOICING_WEBHOOK_ALLOW_HTTP: 'true',
+        INVOICING_WEBHOOK_ALLOW_PRIVATE: '10.0.0.0/8, 127.0.0.1,::1',
+        INVOICING_WEBHOOK_TIMEOUT_MS: '5000',
+        INVOICING_WEBHOOK_RETRY_BASE_MS: '1000',
+        INVOICING_EVENT_RETENTION_DAYS: '7',
+        INVOICING_WORKER_METRICS_PORT: '9464',
       },
       CWD,
     );
@@ -129,7 +135,14 @@ describe('loadConfig overrides', () => {
         sandboxDeliveryMs: 2_000,
         sandboxDecisionMs: 10_000,
       },
+      webhooks: { allowHttp: true, allowPrivate: ['10.0.0.0/8', '127.0.0.1', '::1'], timeoutMs: 5000, retryBaseMs: 1000, eventRetentionDays: 7 },
+      workerMetricsPort: 9464,
     });
+  });
+
+  it('refuses a bad webhook allow list naming the variable', () => {
+    expect(() => loadConfig({ INVOICING_WEBHOOK_ALLOW_PRIVATE: '10.0.0.0/8,not-an-ip' }, CWD)).toThrow(/INVOICING_WEBHOOK_ALLOW_PRIVATE/);
+    expect(() => loadConfig({ INVOICING_EVENT_RETENTION_DAYS: '0' }, CWD)).toThrow(/INVOICING_EVENT_RETENTION_DAYS/);
   });
 
   it('takes the EDO variables (an extension of the contract)', () => {

@@ -212,8 +212,381 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the events feed
+         * @description The team's events (every change an integrator cares about), oldest first, in a total order that never skips or reorders an event committed later: poll with `after` = the previous `next_cursor`. Events are kept 30 days (INVOICING_EVENT_RETENTION_DAYS). The same events are pushed to webhook endpoints. With the demo token the feed is empty.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook_endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description The team’s webhook endpoints (secrets are never shown again).
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Registers a URL to receive the team's events, signed per Standard Webhooks 1.0. The signing secret is in this response only. The URL must be https (http only when the operator allows it) and resolve to public addresses: otherwise 400 invalid_webhook_url with the reason. Beyond the tariff's max_webhook_endpoints (default 5): 403 webhook_endpoints_over_tariff_limit. With the demo token this is a dry-run: nothing is stored (no endpoint exists, so calls on one are 404).
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook_endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint
+         * @description One endpoint; unknown or another team’s: 404 webhook_endpoint_not_found.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes the endpoint with its deliveries and their history.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Changes any of url, events, description, enabled. Re-enabling resumes deliveries from now (the feed or replay covers the gap).
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/api/v1/webhook_endpoints/{id}/rotate_secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description Issues a new secret (shown only here). Until `overlap_sec` (default 86400) has passed, deliveries carry a signature with each secret, so receivers can switch without losing a delivery.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook_endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test ping
+         * @description Queues a signed `ping` delivery (not in the feed); its attempts show in the deliveries list.
+         */
+        post: operations["testWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook_endpoints/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-send events
+         * @description Queues the chosen events (kept events of the team, by id) for this endpoint again, with a fresh retry window, whatever its event types; unknown ids are skipped and not counted.
+         */
+        post: operations["replayWebhookEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook_endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List delivery attempts
+         * @description Attempts to this endpoint, newest first: status code, duration, error and the next retry.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "invoice.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event invoice.created
+         * @description A document was created (API or import). Delivered to endpoints subscribed to `invoice.created` or `*`; verify the signature before trusting the body (docs/webhooks.md).
+         */
+        post: operations["webhookInvoiceCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event invoice.updated
+         * @description A document was fully updated (API or the portal edit page); `revision` is the new one. Delivered to endpoints subscribed to `invoice.updated` or `*`; verify the signature before trusting the body (docs/webhooks.md).
+         */
+        post: operations["webhookInvoiceUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event invoice.status_changed
+         * @description The seller status moved (e.g. issued → paid). Delivered to endpoints subscribed to `invoice.status_changed` or `*`; verify the signature before trusting the body (docs/webhooks.md).
+         */
+        post: operations["webhookInvoiceStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.viewed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event invoice.viewed
+         * @description The buyer or a recipient opened the document for the first time. Delivered to endpoints subscribed to `invoice.viewed` or `*`; verify the signature before trusting the body (docs/webhooks.md).
+         */
+        post: operations["webhookInvoiceViewed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.payment_reported": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event invoice.payment_reported
+         * @description The buyer pressed "I have paid" on the share page. Delivered to endpoints subscribed to `invoice.payment_reported` or `*`; verify the signature before trusting the body (docs/webhooks.md).
+         */
+        post: operations["webhookInvoicePaymentReported"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.restricted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event invoice.restricted
+         * @description The document became restricted (service_status) by a tariff rule. Delivered to endpoints subscribed to `invoice.restricted` or `*`; verify the signature before trusting the body (docs/webhooks.md).
+         */
+        post: operations["webhookInvoiceRestricted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "notification.sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event notification.sent
+         * @description An e-mail of the document was accepted by the mail server. Delivered to endpoints subscribed to `notification.sent` or `*`; verify the signature before trusting the body (docs/webhooks.md).
+         */
+        post: operations["webhookNotificationSent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "notification.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event notification.failed
+         * @description An e-mail of the document was given up (after its retries or at once when permanent). Delivered to endpoints subscribed to `notification.failed` or `*`; verify the signature before trusting the body (docs/webhooks.md).
+         */
+        post: operations["webhookNotificationFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "edo.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event edo.status_changed
+         * @description The EDO status of a sent revision moved. Delivered to endpoints subscribed to `edo.status_changed` or `*`; verify the signature before trusting the body (docs/webhooks.md).
+         */
+        post: operations["webhookEdoStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event webhook_endpoint.disabled
+         * @description An endpoint failed for the whole retry window (3 days) and was disabled. Delivered to endpoints subscribed to `webhook_endpoint.disabled` or `*`; verify the signature before trusting the body (docs/webhooks.md).
+         */
+        post: operations["webhookWebhookEndpointDisabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event ping
+         * @description A test delivery (`POST /api/v1/webhook_endpoints/{id}/test`); never in the feed. Delivered to endpoints subscribed to `ping` or `*`; verify the signature before trusting the body (docs/webhooks.md).
+         */
+        post: operations["webhookPing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description The error shape of every non-2xx response. */
@@ -224,7 +597,7 @@ export interface components {
              */
             ok: false;
             /** @description Error identifier. `unauthorized` for every 401 and `rate_limited` for every 429 (the reason is in `code`). The list is closed: a new identifier comes with a new API version. */
-            error: "invalid_json" | "invalid_content_type" | "invalid_query" | "invalid_request" | "validation_failed" | "prohibited_field" | "partial_update_not_supported" | "tenant_scope_not_resolved" | "seller_org_not_allowed" | "seller_org_over_tariff_limit" | "document_not_found" | "revision_not_found" | "not_found" | "method_not_allowed" | "public_id_conflict" | "public_id_mismatch" | "invalid_status_transition" | "document_locked" | "sending_restricted" | "idempotency_key_reused" | "idempotency_request_in_progress" | "revision_conflict" | "request_timeout" | "payload_too_large" | "rate_limited" | "internal_error" | "not_ready" | "render_queue_full" | "shutting_down" | "unauthorized";
+            error: "invalid_json" | "invalid_content_type" | "invalid_query" | "invalid_request" | "validation_failed" | "prohibited_field" | "partial_update_not_supported" | "invalid_webhook_url" | "tenant_scope_not_resolved" | "seller_org_not_allowed" | "seller_org_over_tariff_limit" | "webhook_endpoints_over_tariff_limit" | "document_not_found" | "revision_not_found" | "not_found" | "webhook_endpoint_not_found" | "method_not_allowed" | "public_id_conflict" | "public_id_mismatch" | "invalid_status_transition" | "document_locked" | "sending_restricted" | "idempotency_key_reused" | "idempotency_request_in_progress" | "revision_conflict" | "request_timeout" | "payload_too_large" | "rate_limited" | "internal_error" | "not_ready" | "render_queue_full" | "shutting_down" | "unauthorized";
             /** @description 401: api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit (metrics_token_invalid on /metrics). 429: the scope and window that refused, e.g. ip_per_sec, key_per_min, team_per_day, link_per_min. */
             code?: string;
             /** @description Human-readable explanation; for field errors, the offending paths (at most 100, see `errors_not_listed`). */
@@ -681,6 +1054,8 @@ export interface components {
                 created_at?: string;
                 /** @description Last modification time, ISO 8601 UTC. */
                 last_modified_at?: string;
+                /** @description Time of the latest change of any kind (edit, status, e-mail, EDO, view), ISO 8601 UTC. */
+                changed_at?: string;
                 /** @description Creation time through the API. */
                 api_created_at?: string;
                 /** @description Last update time through the API. */
@@ -1285,6 +1660,8 @@ export interface components {
                 created_at?: string;
                 /** @description Last modification time, ISO 8601 UTC. */
                 last_modified_at?: string;
+                /** @description Time of the latest change of any kind (edit, status, e-mail, EDO, view), ISO 8601 UTC. */
+                changed_at?: string;
                 /** @description Creation time through the API. */
                 api_created_at?: string;
                 /** @description Last update time through the API. */
@@ -1814,6 +2191,8 @@ export interface components {
                 created_at: string;
                 /** @description Last modification time. */
                 last_modified_at: string;
+                /** @description Time of the latest change of any kind (edit, status, e-mail, EDO, view): what `changed_since` filters on. */
+                changed_at: string;
                 /** @description The buyer share page. */
                 invoice_url: string;
             }[];
@@ -1909,6 +2288,166 @@ export interface components {
             invoice: {
                 [key: string]: unknown;
             };
+        };
+        /** @description One change, as the feed and webhook deliveries carry it. */
+        Event: {
+            /** @description Unique id; ids sort in feed order. Also the `webhook-id` of its deliveries. */
+            id: string;
+            /** @description Event type (see the OpenAPI `webhooks` section for each one’s data). */
+            type: "invoice.created" | "invoice.updated" | "invoice.status_changed" | "invoice.viewed" | "invoice.payment_reported" | "invoice.restricted" | "notification.sent" | "notification.failed" | "edo.status_changed" | "webhook_endpoint.disabled";
+            /**
+             * Format: date-time
+             * @description When the change happened (UTC).
+             */
+            created_at: string;
+            /** @description What changed: `public_id` and `revision` for document events, and the type’s own fields. */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A page of the team’s events feed. */
+        EventList: {
+            /**
+             * @description Always true on success.
+             * @enum {boolean}
+             */
+            ok: true;
+            /** @description Events in feed order, oldest first. */
+            items: components["schemas"]["Event"][];
+            /** @description Pass as `after` for the next page (the last item’s id; the given cursor when the page is empty; null on an empty feed). */
+            next_cursor: string | null;
+            /** @description True when more events are ready now. */
+            has_more: boolean;
+        };
+        /** @description A webhook endpoint of the team. */
+        WebhookEndpoint: {
+            /** @description Endpoint id. */
+            id: string;
+            /**
+             * Format: uri
+             * @description Delivery URL.
+             */
+            url: string;
+            /** @description Event types delivered. */
+            events: ("*" | "invoice.created" | "invoice.updated" | "invoice.status_changed" | "invoice.viewed" | "invoice.payment_reported" | "invoice.restricted" | "notification.sent" | "notification.failed" | "edo.status_changed" | "webhook_endpoint.disabled")[];
+            /** @description A note for people (what the endpoint is). */
+            description: string;
+            /** @description False pauses deliveries to this endpoint. */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description Creation time (UTC).
+             */
+            created_at: string;
+            /** @description Why the service disabled the endpoint (`failing_for_3_days`), null otherwise. */
+            disabled_reason: "failing_for_3_days" | null;
+        };
+        /** @description The endpoint and its signing secret (shown once). */
+        WebhookEndpointCreated: {
+            /**
+             * @description Always true on success.
+             * @enum {boolean}
+             */
+            ok: true;
+            endpoint: components["schemas"]["WebhookEndpoint"];
+            /** @description The signing secret (`whsec_` + base64). Shown only in this response: keep it. */
+            secret: string;
+            /** @description True with the demo token: nothing was stored. */
+            demo_mode?: boolean;
+        };
+        /** @description One endpoint. */
+        WebhookEndpointResponse: {
+            /**
+             * @description Always true on success.
+             * @enum {boolean}
+             */
+            ok: true;
+            endpoint: components["schemas"]["WebhookEndpoint"];
+        };
+        /** @description The team’s endpoints. */
+        WebhookEndpointList: {
+            /**
+             * @description Always true on success.
+             * @enum {boolean}
+             */
+            ok: true;
+            /** @description The team’s endpoints, oldest first. */
+            items: components["schemas"]["WebhookEndpoint"][];
+        };
+        /** @description Done. */
+        WebhookOk: {
+            /**
+             * @description Always true on success.
+             * @enum {boolean}
+             */
+            ok: true;
+        };
+        /** @description The new signing secret (shown once). */
+        WebhookSecretRotated: {
+            /**
+             * @description Always true on success.
+             * @enum {boolean}
+             */
+            ok: true;
+            /** @description The signing secret (`whsec_` + base64). Shown only in this response: keep it. */
+            secret: string;
+        };
+        /** @description A `ping` delivery was queued. */
+        WebhookTestQueued: {
+            /**
+             * @description Always true on success.
+             * @enum {boolean}
+             */
+            ok: true;
+            /** @description The `webhook-id` of the ping delivery. */
+            event_id: string;
+        };
+        /** @description Deliveries queued again. */
+        WebhookReplayQueued: {
+            /**
+             * @description Always true on success.
+             * @enum {boolean}
+             */
+            ok: true;
+            /**
+             * Format: int32
+             * @description Deliveries queued.
+             */
+            queued: number;
+        };
+        /** @description Delivery attempts of an endpoint. */
+        WebhookDeliveryList: {
+            /**
+             * @description Always true on success.
+             * @enum {boolean}
+             */
+            ok: true;
+            /** @description Attempts, newest first. */
+            items: {
+                /** @description The event (`webhook-id`). */
+                event_id: string;
+                /**
+                 * Format: int32
+                 * @description Attempt number of this delivery (1 = first).
+                 */
+                attempt: number;
+                /** @description HTTP status answered, null when none (timeout, refused). */
+                status_code: number | null;
+                /**
+                 * Format: int32
+                 * @description Time the attempt took.
+                 */
+                duration_ms: number;
+                /** @description Why it failed, null on success. */
+                error: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the attempt was made.
+                 */
+                at: string;
+                /** @description When the next retry is due, null when none. */
+                next_attempt_at: string | null;
+            }[];
         };
     };
     responses: never;
@@ -2183,7 +2722,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed` or `seller_org_over_tariff_limit`. */
+            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed`, `seller_org_over_tariff_limit` or `webhook_endpoints_over_tariff_limit`. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2233,6 +2772,8 @@ export interface operations {
                 date_to?: string;
                 /** @description Only documents modified at or after this instant (ISO 8601 date-time), for integrators that sync. */
                 updated_since?: string;
+                /** @description Only documents changed at or after this instant (ISO 8601 date-time): any change, including seller/buyer status, e-mail and EDO news (`changed_at`). */
+                changed_since?: string;
                 /** @description Page size, 1–200, decimal digits only (`0x10`, `1e3`, `+5` are 400 invalid_query). */
                 limit?: number;
                 /** @description Items to skip, 0–10,000,000, decimal digits only. */
@@ -2256,7 +2797,7 @@ export interface operations {
                     "application/json": components["schemas"]["InvoiceList"];
                 };
             };
-            /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field` or `partial_update_not_supported`. */
+            /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field`, `partial_update_not_supported` or `invalid_webhook_url` (with the reason in `details`). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2280,7 +2821,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed` or `seller_org_over_tariff_limit`. */
+            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed`, `seller_org_over_tariff_limit` or `webhook_endpoints_over_tariff_limit`. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2385,7 +2926,7 @@ export interface operations {
                     "application/json": components["schemas"]["InvoiceWriteResponse"];
                 };
             };
-            /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field` or `partial_update_not_supported`. */
+            /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field`, `partial_update_not_supported` or `invalid_webhook_url` (with the reason in `details`). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2409,7 +2950,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed` or `seller_org_over_tariff_limit`. */
+            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed`, `seller_org_over_tariff_limit` or `webhook_endpoints_over_tariff_limit`. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2508,7 +3049,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed` or `seller_org_over_tariff_limit`. */
+            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed`, `seller_org_over_tariff_limit` or `webhook_endpoints_over_tariff_limit`. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2520,7 +3061,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) or `not_found` for an unknown route. */
+            /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) `webhook_endpoint_not_found` (unknown or another team’s endpoint) or `not_found` for an unknown route. */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2617,7 +3158,7 @@ export interface operations {
                     "application/json": components["schemas"]["InvoiceWriteResponse"];
                 };
             };
-            /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field` or `partial_update_not_supported`. */
+            /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field`, `partial_update_not_supported` or `invalid_webhook_url` (with the reason in `details`). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2641,7 +3182,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed` or `seller_org_over_tariff_limit`. */
+            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed`, `seller_org_over_tariff_limit` or `webhook_endpoints_over_tariff_limit`. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2653,7 +3194,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) or `not_found` for an unknown route. */
+            /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) `webhook_endpoint_not_found` (unknown or another team’s endpoint) or `not_found` for an unknown route. */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2745,7 +3286,7 @@ export interface operations {
                     "application/json": components["schemas"]["InvoiceRevisionList"];
                 };
             };
-            /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field` or `partial_update_not_supported`. */
+            /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field`, `partial_update_not_supported` or `invalid_webhook_url` (with the reason in `details`). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2769,7 +3310,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed` or `seller_org_over_tariff_limit`. */
+            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed`, `seller_org_over_tariff_limit` or `webhook_endpoints_over_tariff_limit`. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2781,7 +3322,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) or `not_found` for an unknown route. */
+            /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) `webhook_endpoint_not_found` (unknown or another team’s endpoint) or `not_found` for an unknown route. */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2846,7 +3387,7 @@ export interface operations {
                     "application/json": components["schemas"]["InvoiceRevisionDetail"];
                 };
             };
-            /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field` or `partial_update_not_supported`. */
+            /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field`, `partial_update_not_supported` or `invalid_webhook_url` (with the reason in `details`). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2870,7 +3411,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed` or `seller_org_over_tariff_limit`. */
+            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed`, `seller_org_over_tariff_limit` or `webhook_endpoints_over_tariff_limit`. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2882,7 +3423,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) or `not_found` for an unknown route. */
+            /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) `webhook_endpoint_not_found` (unknown or another team’s endpoint) or `not_found` for an unknown route. */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2918,6 +3459,1470 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Cursor: the `next_cursor` of the previous page (an event id). Without it the feed starts at the oldest event kept. */
+                after?: string;
+                /** @description Page size, 1–200 (default 50). */
+                limit?: number;
+                /** @description Comma-separated event types to keep, e.g. `invoice.viewed,edo.status_changed`. Types: invoice.created, invoice.updated, invoice.status_changed, invoice.viewed, invoice.payment_reported, invoice.restricted, notification.sent, notification.failed, edo.status_changed, webhook_endpoint.disabled. */
+                types?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field`, `partial_update_not_supported` or `invalid_webhook_url` (with the reason in `details`). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed`, `seller_org_over_tariff_limit` or `webhook_endpoints_over_tariff_limit`. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed`, `seller_org_over_tariff_limit` or `webhook_endpoints_over_tariff_limit`. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A new endpoint. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description Where deliveries are POSTed: https (http only when the operator allows it), resolving to public addresses.
+                     */
+                    url: string;
+                    /** @description Event types delivered to this endpoint; `["*"]` (the default) for all. */
+                    events?: ("*" | "invoice.created" | "invoice.updated" | "invoice.status_changed" | "invoice.viewed" | "invoice.payment_reported" | "invoice.restricted" | "notification.sent" | "notification.failed" | "edo.status_changed" | "webhook_endpoint.disabled")[];
+                    /** @description A note for people (what the endpoint is). */
+                    description?: string;
+                    /** @description False pauses deliveries to this endpoint. */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created; the secret is shown only here. */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointCreated"];
+                };
+            };
+            /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field`, `partial_update_not_supported` or `invalid_webhook_url` (with the reason in `details`). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed`, `seller_org_over_tariff_limit` or `webhook_endpoints_over_tariff_limit`. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Endpoint id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointResponse"];
+                };
+            };
+            /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field`, `partial_update_not_supported` or `invalid_webhook_url` (with the reason in `details`). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed`, `seller_org_over_tariff_limit` or `webhook_endpoints_over_tariff_limit`. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) `webhook_endpoint_not_found` (unknown or another team’s endpoint) or `not_found` for an unknown route. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Endpoint id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookOk"];
+                };
+            };
+            /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field`, `partial_update_not_supported` or `invalid_webhook_url` (with the reason in `details`). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed`, `seller_org_over_tariff_limit` or `webhook_endpoints_over_tariff_limit`. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) `webhook_endpoint_not_found` (unknown or another team’s endpoint) or `not_found` for an unknown route. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Endpoint id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Any of the four fields; absent ones stay. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description Where deliveries are POSTed: https (http only when the operator allows it), resolving to public addresses.
+                     */
+                    url?: string;
+                    /** @description Event types delivered to this endpoint; `["*"]` (the default) for all. */
+                    events?: ("*" | "invoice.created" | "invoice.updated" | "invoice.status_changed" | "invoice.viewed" | "invoice.payment_reported" | "invoice.restricted" | "notification.sent" | "notification.failed" | "edo.status_changed" | "webhook_endpoint.disabled")[];
+                    /** @description A note for people (what the endpoint is). */
+                    description?: string;
+                    /** @description False pauses deliveries to this endpoint. */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint as changed. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointResponse"];
+                };
+            };
+            /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field`, `partial_update_not_supported` or `invalid_webhook_url` (with the reason in `details`). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed`, `seller_org_over_tariff_limit` or `webhook_endpoints_over_tariff_limit`. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) `webhook_endpoint_not_found` (unknown or another team’s endpoint) or `not_found` for an unknown route. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Endpoint id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Rotation options. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description How long the old secret stays valid (deliveries carry both signatures), 0–604800 s; default 86400.
+                     * @default 86400
+                     */
+                    overlap_sec?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The new secret. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretRotated"];
+                };
+            };
+            /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field`, `partial_update_not_supported` or `invalid_webhook_url` (with the reason in `details`). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed`, `seller_org_over_tariff_limit` or `webhook_endpoints_over_tariff_limit`. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) `webhook_endpoint_not_found` (unknown or another team’s endpoint) or `not_found` for an unknown route. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Endpoint id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestQueued"];
+                };
+            };
+            /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field`, `partial_update_not_supported` or `invalid_webhook_url` (with the reason in `details`). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed`, `seller_org_over_tariff_limit` or `webhook_endpoints_over_tariff_limit`. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) `webhook_endpoint_not_found` (unknown or another team’s endpoint) or `not_found` for an unknown route. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    replayWebhookEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Endpoint id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Events to re-send. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Events to send again (kept events of the team; others are skipped). */
+                    event_ids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Queued. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReplayQueued"];
+                };
+            };
+            /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field`, `partial_update_not_supported` or `invalid_webhook_url` (with the reason in `details`). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed`, `seller_org_over_tariff_limit` or `webhook_endpoints_over_tariff_limit`. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) `webhook_endpoint_not_found` (unknown or another team’s endpoint) or `not_found` for an unknown route. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Attempts to return, 1–100 (default 20). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Endpoint id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Attempts. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field`, `partial_update_not_supported` or `invalid_webhook_url` (with the reason in `details`). */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit. */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed`, `seller_org_over_tariff_limit` or `webhook_endpoints_over_tariff_limit`. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) `webhook_endpoint_not_found` (unknown or another team’s endpoint) or `not_found` for an unknown route. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    webhookInvoiceCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry of this event (use it to deduplicate). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` entries: one per valid secret (two during a rotation overlap). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event type.
+                     * @constant
+                     */
+                    type: "invoice.created";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (the event’s created_at).
+                     */
+                    timestamp: string;
+                    /** @description A document was created (API or import). */
+                    data: {
+                        /** @description The document the event is about (`public_id`). */
+                        public_id: string;
+                        /**
+                         * Format: int32
+                         * @description The document revision the event describes.
+                         */
+                        revision: number;
+                        /** @description Seller status of the new document. */
+                        seller_status: string;
+                        /** @description Document number. */
+                        number: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery; anything else, a timeout or a refused connection is retried for up to 3 days. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookInvoiceUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry of this event (use it to deduplicate). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` entries: one per valid secret (two during a rotation overlap). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event type.
+                     * @constant
+                     */
+                    type: "invoice.updated";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (the event’s created_at).
+                     */
+                    timestamp: string;
+                    /** @description A document was fully updated (API or the portal edit page); `revision` is the new one. */
+                    data: {
+                        /** @description The document the event is about (`public_id`). */
+                        public_id: string;
+                        /**
+                         * Format: int32
+                         * @description The document revision the event describes.
+                         */
+                        revision: number;
+                        /**
+                         * Format: int32
+                         * @description The revision this one replaced.
+                         */
+                        previous_revision: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery; anything else, a timeout or a refused connection is retried for up to 3 days. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookInvoiceStatusChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry of this event (use it to deduplicate). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` entries: one per valid secret (two during a rotation overlap). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event type.
+                     * @constant
+                     */
+                    type: "invoice.status_changed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (the event’s created_at).
+                     */
+                    timestamp: string;
+                    /** @description The seller status moved (e.g. issued → paid). */
+                    data: {
+                        /** @description The document the event is about (`public_id`). */
+                        public_id: string;
+                        /**
+                         * Format: int32
+                         * @description The document revision the event describes.
+                         */
+                        revision: number;
+                        /**
+                         * @description Which status moved (the seller status).
+                         * @constant
+                         */
+                        status: "seller_status";
+                        /** @description Previous value. */
+                        from: string;
+                        /** @description New value. */
+                        to: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery; anything else, a timeout or a refused connection is retried for up to 3 days. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookInvoiceViewed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry of this event (use it to deduplicate). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` entries: one per valid secret (two during a rotation overlap). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event type.
+                     * @constant
+                     */
+                    type: "invoice.viewed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (the event’s created_at).
+                     */
+                    timestamp: string;
+                    /** @description The buyer or a recipient opened the document for the first time. */
+                    data: {
+                        /** @description The document the event is about (`public_id`). */
+                        public_id: string;
+                        /**
+                         * Format: int32
+                         * @description The document revision the event describes.
+                         */
+                        revision: number;
+                        /** @description Buyer status after the view. */
+                        buyer_status: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery; anything else, a timeout or a refused connection is retried for up to 3 days. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookInvoicePaymentReported: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry of this event (use it to deduplicate). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` entries: one per valid secret (two during a rotation overlap). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event type.
+                     * @constant
+                     */
+                    type: "invoice.payment_reported";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (the event’s created_at).
+                     */
+                    timestamp: string;
+                    /** @description The buyer pressed "I have paid" on the share page. */
+                    data: {
+                        /** @description The document the event is about (`public_id`). */
+                        public_id: string;
+                        /**
+                         * Format: int32
+                         * @description The document revision the event describes.
+                         */
+                        revision: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery; anything else, a timeout or a refused connection is retried for up to 3 days. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookInvoiceRestricted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry of this event (use it to deduplicate). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` entries: one per valid secret (two during a rotation overlap). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event type.
+                     * @constant
+                     */
+                    type: "invoice.restricted";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (the event’s created_at).
+                     */
+                    timestamp: string;
+                    /** @description The document became restricted (service_status) by a tariff rule. */
+                    data: {
+                        /** @description The document the event is about (`public_id`). */
+                        public_id: string;
+                        /**
+                         * Format: int32
+                         * @description The document revision the event describes.
+                         */
+                        revision: number;
+                        /** @description The tariff rule that restricted sharing or e-mail, e.g. emails_per_day_exceeded. */
+                        reason: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery; anything else, a timeout or a refused connection is retried for up to 3 days. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookNotificationSent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry of this event (use it to deduplicate). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` entries: one per valid secret (two during a rotation overlap). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event type.
+                     * @constant
+                     */
+                    type: "notification.sent";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (the event’s created_at).
+                     */
+                    timestamp: string;
+                    /** @description An e-mail of the document was accepted by the mail server. */
+                    data: {
+                        /** @description The document the event is about (`public_id`). */
+                        public_id: string;
+                        /**
+                         * Format: int32
+                         * @description The document revision the event describes.
+                         */
+                        revision: number;
+                        /** @description The address the e-mail went to. */
+                        recipient: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery; anything else, a timeout or a refused connection is retried for up to 3 days. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookNotificationFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry of this event (use it to deduplicate). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` entries: one per valid secret (two during a rotation overlap). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event type.
+                     * @constant
+                     */
+                    type: "notification.failed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (the event’s created_at).
+                     */
+                    timestamp: string;
+                    /** @description An e-mail of the document was given up (after its retries or at once when permanent). */
+                    data: {
+                        /** @description The document the event is about (`public_id`). */
+                        public_id: string;
+                        /**
+                         * Format: int32
+                         * @description The document revision the event describes.
+                         */
+                        revision: number;
+                        /** @description The address. */
+                        recipient: string;
+                        /** @description Machine-readable reason (invalid_address, smtp_rejected, smtp_error, …). */
+                        code: string;
+                        /** @description The SMTP reply or error text. */
+                        reason: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery; anything else, a timeout or a refused connection is retried for up to 3 days. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEdoStatusChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry of this event (use it to deduplicate). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` entries: one per valid secret (two during a rotation overlap). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event type.
+                     * @constant
+                     */
+                    type: "edo.status_changed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (the event’s created_at).
+                     */
+                    timestamp: string;
+                    /** @description The EDO status of a sent revision moved. */
+                    data: {
+                        /** @description The document the event is about (`public_id`). */
+                        public_id: string;
+                        /**
+                         * Format: int32
+                         * @description The document revision the event describes.
+                         */
+                        revision: number;
+                        /** @description The EDO job (one per sent revision). */
+                        job_id: string;
+                        /** @description Previous EDO status. */
+                        from: string;
+                        /** @description New EDO status: sent, delivered, accepted, rejected or failed. */
+                        to: string;
+                        /** @description The EDO operator. */
+                        operator: string;
+                        operator_document_id: string | null;
+                        seller_edo_id: string | null;
+                        /** @description Recipient participant id. */
+                        buyer_edo_id: string;
+                        rejection_reason: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery; anything else, a timeout or a refused connection is retried for up to 3 days. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookWebhookEndpointDisabled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry of this event (use it to deduplicate). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` entries: one per valid secret (two during a rotation overlap). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event type.
+                     * @constant
+                     */
+                    type: "webhook_endpoint.disabled";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (the event’s created_at).
+                     */
+                    timestamp: string;
+                    /** @description An endpoint failed for the whole retry window (3 days) and was disabled. */
+                    data: {
+                        /** @description The endpoint. */
+                        endpoint_id: string;
+                        /** @description Its URL. */
+                        url: string;
+                        /** @description Why it was disabled. */
+                        reason: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery; anything else, a timeout or a refused connection is retried for up to 3 days. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPing: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry of this event (use it to deduplicate). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` entries: one per valid secret (two during a rotation overlap). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event type.
+                     * @constant
+                     */
+                    type: "ping";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (the event’s created_at).
+                     */
+                    timestamp: string;
+                    /** @description A test delivery (`POST /api/v1/webhook_endpoints/{id}/test`); never in the feed. */
+                    data: {
+                        /** @description The endpoint tested. */
+                        endpoint_id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery; anything else, a timeout or a refused connection is retried for up to 3 days. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -32,7 +32,7 @@ export interface Config {
   trustProxy: false | number | string[];
   /** Hardening (docs/security.md, docs/operations.md): timeouts, connections, caches, limits. */
   limits: LimitsConfig;
-  /** INVOICING_METRICS_TOKEN: when set, /metrics needs `Authorization: Bearer <token>`. */
+  /** INVOICING_METRICS_TOKEN: when set, /metrics (of API nodes and of the worker's metrics port) needs `Authorization: Bearer <token>`. */
   metricsToken: string | null;
   /** INVOICING_REVISIONS_KEEP: previous revisions kept per document (0: all). */
   revisionsKeep: number;
@@ -45,6 +45,23 @@ export interface Config {
   inProcessWorker: boolean;
   /** EDO synchronization (INVOICING_EDO_*, docs/edo.md): an extension of the contract's variables. */
   edo: EdoConfig;
+  /** Webhooks and the events feed (INVOICING_WEBHOOK_*, INVOICING_EVENT_RETENTION_DAYS; docs/webhooks.md). */
+  webhooks: WebhookConfig;
+  /** INVOICING_WORKER_METRICS_PORT: `invoicing worker` serves /metrics on this port when set. */
+  workerMetricsPort: number | null;
+}
+
+export interface WebhookConfig {
+  /** INVOICING_WEBHOOK_ALLOW_HTTP: plain http:// endpoint URLs allowed (otherwise https:// only). */
+  allowHttp: boolean;
+  /** INVOICING_WEBHOOK_ALLOW_PRIVATE: addresses/CIDRs endpoints may resolve to although not public. */
+  allowPrivate: string[];
+  /** INVOICING_WEBHOOK_TIMEOUT_MS: one attempt, connect to last byte. */
+  timeoutMs: number;
+  /** INVOICING_WEBHOOK_RETRY_BASE_MS: the first retry delay; each next one doubles (with jitter). */
+  retryBaseMs: number;
+  /** INVOICING_EVENT_RETENTION_DAYS. */
+  eventRetentionDays: number;
 }
 
 export interface LimitsConfig {
@@ -254,6 +271,15 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const dataDir = path.resolve(cwd, read(env, 'INVOICING_DATA_DIR') ?? './data');
   const edo = parseEdo(env);
   const inProcessWorker = parseBoolean(env, 'INVOICING_IN_PROCESS_WORKER', true);
+  const webhooks: WebhookConfig = {
+    allowHttp: parseBoolean(env, 'INVOICING_WEBHOOK_ALLOW_HTTP', false),
+    allowPrivate: parseCidrList(env, 'INVOICING_WEBHOOK_ALLOW_PRIVATE'),
+    timeoutMs: parseInteger(env, 'INVOICING_WEBHOOK_TIMEOUT_MS', 10_000, 100, 300_000),
+    retryBaseMs: parseInteger(env, 'INVOICING_WEBHOOK_RETRY_BASE_MS', 30_000, 1, 86_400_000),
+    eventRetentionDays: parseInteger(env, 'INVOICING_EVENT_RETENTION_DAYS', 30, 1, 3650),
+  };
+  const metricsPortRaw = read(env, 'INVOICING_WORKER_METRICS_PORT');
+  const workerMetricsPort = metricsPortRaw === undefined ? null : parseInteger(env, 'INVOICING_WORKER_METRICS_PORT', 0, 1, 65535);
 
   return {
     port,
@@ -278,7 +304,26 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     dataDir,
     inProcessWorker,
     edo,
+    webhooks,
+    workerMetricsPort,
   };
+}
+
+/** A comma-separated list of addresses or CIDRs (a bare address is one host). */
+function parseCidrList(env: Env, name: string): string[] {
+  const raw = read(env, name);
+  if (raw === undefined) return [];
+  const out: string[] = [];
+  for (const part of raw.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    try {
+      if (part.includes('/')) ipaddr.parseCIDR(part);
+      else ipaddr.parse(part);
+    } catch {
+      throw new ConfigError(name, `must be a comma-separated list of IP addresses or CIDRs (got ${shown(part)})`);
+    }
+    out.push(part);
+  }
+  return out;
 }
 
 function parseEdo(env: Env): EdoConfig {

@@ -21,26 +21,30 @@ export interface ClaimOutboxOptions {
   /** A token naming the claimer; outcomes are recorded only while it still holds the lease. */
   owner: string;
   limit: number;
+  /** Outbox kinds to claim; ignored for `webhook_deliveries`, which has no kinds. */
   kinds: readonly string[];
+  /** The leased table: the outbox (default) or webhook deliveries, which share its lease columns. */
+  table?: 'outbox' | 'webhook_deliveries';
 }
 
-export async function claimDueOutboxRows(
+export async function claimDueOutboxRows<Row = OutboxRow>(
   db: Executor | Db,
   dialect: 'sqlite' | 'postgres',
   options: ClaimOutboxOptions,
-): Promise<OutboxRow[]> {
+): Promise<Row[]> {
   const { now, leaseUntil, owner, limit, kinds } = options;
-  if (kinds.length === 0 || limit <= 0) return [];
-  const kindList = sql.join(kinds.map((k) => sql`${k}`));
+  const table = options.table ?? 'outbox';
+  if ((table === 'outbox' && kinds.length === 0) || limit <= 0) return [];
+  const kindFilter = table === 'outbox' ? sql`kind in (${sql.join(kinds.map((k) => sql`${k}`))}) and` : sql``;
   const due = sql`((state = 'pending' and next_attempt_at <= ${now}) or (state = 'sending' and locked_until <= ${now}))`;
   const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
-  const result = await sql<OutboxRow>`
-    update outbox
+  const result = await sql<Row>`
+    update ${sql.table(table)}
        set state = 'sending', locked_by = ${owner}, locked_until = ${leaseUntil},
            attempts = attempts + 1, updated_at = ${now}
      where (team_id, id) in (
-             select team_id, id from outbox
-              where kind in (${kindList}) and ${due}
+             select team_id, id from ${sql.table(table)}
+              where ${kindFilter} ${due}
               order by next_attempt_at
               limit ${limit}
               ${lock})

@@ -1,6 +1,7 @@
 /** Prometheus metrics: requests and latency by route and status, rate-limit refusals. */
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { deliveryOutcomes } from '../shared/delivery-metrics.js';
 
 export interface Metrics {
   registry: Registry;
@@ -16,6 +17,8 @@ export function createMetrics(): Metrics {
     labelNames: ['code'],
     registers: [registry],
   });
+  // E-mail, EDO and webhook delivery outcomes (counted by the workers of this process).
+  registry.registerMetric(deliveryOutcomes);
   return { registry, rateLimitRefusals };
 }
 

@@ -7,6 +7,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
+import { openApiWebhooks } from '../modules/events/index.js';
 import { errorResponses } from '../shared/schemas.js';
 
 import { NO_SECURITY } from '../shared/api-security.js';
@@ -114,9 +115,12 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       },
       // x-internal: false: the audience is external integrators (OWASP API9).
       servers: [{ url: config.publicUrl, description: serverDescription(config.publicUrl), ...{ 'x-internal': false } }],
+      webhooks: openApiWebhooks() as never,
       tags: [
         { name: 'invoices', description: 'Create, fully update, read and list invoices.' },
         { name: 'reference', description: 'Reference catalog of the team.' },
+        { name: 'events', description: 'The events feed: every change an integrator cares about, in order.' },
+        { name: 'webhooks', description: 'Webhook endpoints: signed pushes of the events (Standard Webhooks 1.0).' },
         { name: 'meta', description: 'Machine-readable descriptions of the API.' },
         { name: 'operations', description: 'Health, readiness and metrics for operators.' },
       ],

@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   validation_failed: 400,
   prohibited_field: 400,
   partial_update_not_supported: 400,
+  invalid_webhook_url: 400,
   // 401 (error = unauthorized, code = one of these)
   api_key_missing: 401,
   api_key_invalid: 401,
@@ -23,10 +24,12 @@ export const ERROR_STATUS = {
   tenant_scope_not_resolved: 403,
   seller_org_not_allowed: 403,
   seller_org_over_tariff_limit: 403,
+  webhook_endpoints_over_tariff_limit: 403,
   // 404
   document_not_found: 404,
   revision_not_found: 404,
   not_found: 404,
+  webhook_endpoint_not_found: 404,
   // 405
   method_not_allowed: 405,
   // 409

@@ -16,10 +16,10 @@ export function ref<T extends TSchema>(schema: T, description?: string): T {
 }
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field` or `partial_update_not_supported`.',
+  400: 'Invalid request: `invalid_json`, `invalid_content_type`, `invalid_query`, `invalid_request`, `validation_failed` (with `missing_fields` and `errors`), `prohibited_field`, `partial_update_not_supported` or `invalid_webhook_url` (with the reason in `details`).',
   401: 'Authentication failed: `error` is `unauthorized` and `code` is api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit.',
-  403: 'Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed` or `seller_org_over_tariff_limit`.',
-  404: 'Not found: `document_not_found` (in demo mode with `demo_public_id`) or `not_found` for an unknown route.',
+  403: 'Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed`, `seller_org_over_tariff_limit` or `webhook_endpoints_over_tariff_limit`.',
+  404: 'Not found: `document_not_found` (in demo mode with `demo_public_id`) `webhook_endpoint_not_found` (unknown or another team’s endpoint) or `not_found` for an unknown route.',
   405: 'The path exists but not with this method: `method_not_allowed` (see the Allow header).',
   409: 'Conflict: `public_id_conflict`, `public_id_mismatch`, `invalid_status_transition`, `document_locked`, `sending_restricted`, `idempotency_key_reused`, `idempotency_request_in_progress` or `revision_conflict`.',
   413: 'The JSON body is larger than 5 MB: `payload_too_large`.',

@@ -15,6 +15,7 @@ import type { RateLimitStore } from '../../src/http/rate-limit/rate-limit.types.
 import { createEdo, type EdoDeps } from '../../src/modules/edo/index.js';
 import { createPdfRenderer, inlinePdfRenderer } from '../../src/modules/rendering/pdf-pool.js';
 import { createNotifications, type NotificationsDeps } from '../../src/modules/notifications/index.js';
+import { createWebhooks, type WebhooksDeps } from '../../src/modules/webhooks/index.js';
 import { applyBootstrap, parseBootstrap } from '../../src/modules/teams/bootstrap.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { createTestDb, type TestDatabase } from './db.js';
@@ -52,6 +53,8 @@ export interface TestAppOptions {
   pdfThreads?: number;
   /** EDO sync built from the config with these settings (an operator, fast retries, a clock). */
   edo?: Partial<Pick<EdoDeps, 'policy' | 'clock' | 'operator'>>;
+  /** Webhook delivery with these settings (a clock, fast polling). */
+  webhooks?: Partial<Pick<WebhooksDeps, 'policy' | 'clock'>>;
 }
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -90,6 +93,9 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
         operator: options.edo.operator,
       })
     : undefined;
+  const webhooks = options.webhooks
+    ? createWebhooks({ database: db, clock: options.webhooks.clock ?? systemClock, config, secret: TEST_SECRET, policy: options.webhooks.policy })
+    : undefined;
   const app = await buildApp({
     config,
     database: db,
@@ -98,6 +104,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     secret: TEST_SECRET,
     ...(notifier ? { notifier } : {}),
     ...(edo ? { edo } : {}),
+    ...(webhooks ? { webhooks } : {}),
     pdf: options.pdfThreads ? createPdfRenderer({ threads: options.pdfThreads, maxQueue: config.limits.pdfQueueMax }) : inlinePdfRenderer,
   });
   await options.beforeReady?.(app);

@@ -7,6 +7,7 @@ import type { Db, Executor } from '../../db/database.js';
 import type { EdoJobRow, EdoJobStatus, OutboxRow } from '../../db/types.js';
 import type { EdoSync } from './edo.schemas.js';
 import * as repo from './edo.repository.js';
+import { recordEdoStatusChange } from './edo-events.js';
 
 /** How far along a job is; news never moves it backwards. */
 const RANK: Record<EdoJobStatus, number> = { superseded: -1, failed: 0, queued: 0, sent: 1, delivered: 2, accepted: 3, rejected: 3 };
@@ -66,7 +67,10 @@ export async function advanceJob(
     const forward = RANK[status] > Math.max(RANK[job.status], 0);
     const next = forward ? { ...values, status, updated_at: now } : { ...fillOnly(job, values), updated_at: now };
     if (!forward && Object.keys(next).length === 1) return;
-    if (await repo.updateJobIf(db, teamId, jobId, job.status, next)) return;
+    if (await repo.updateJobIf(db, teamId, jobId, job.status, next)) {
+      if (forward) await recordEdoStatusChange(db, job, status, values, now);
+      return;
+    }
   }
 }
 

@@ -21,6 +21,7 @@ import { resolveEdoPolicy, type EdoPolicy } from './edo-policy.js';
 import { advanceJob, applyStatus, toEdoSync, type OnDelivered } from './edo-jobs.js';
 import type { EdoSync } from './edo.schemas.js';
 import * as repo from './edo.repository.js';
+import { recordEdoStatusChange } from './edo-events.js';
 
 /** The document's printable file now, with its revision; null when the document is gone. */
 export type EdoFileProvider = (document: {
@@ -292,7 +293,10 @@ export class EdoService {
     if (final) {
       const recorded = await this.db.transaction().execute(async (trx) => {
         if (!(await outbox.markFailed(trx, fence, nowIso, failure.message, failure.code))) return false;
-        await repo.updateJobIf(trx, row.team_id, row.id, 'queued', { status: 'failed', failed_at: nowIso, updated_at: nowIso });
+        const job = await repo.findJob(trx, row.team_id, row.id);
+        if (await repo.updateJobIf(trx, row.team_id, row.id, 'queued', { status: 'failed', failed_at: nowIso, updated_at: nowIso })) {
+          if (job) await recordEdoStatusChange(trx, job, 'failed', {}, nowIso);
+        }
         return true;
       });
       return recorded ? 'failed' : null;

@@ -6,6 +6,7 @@
 import { attemptClaimedRows, newLeaseOwner, type OutboxBatchResult, type WorkLogger } from '../../shared/background-work.js';
 import { PollingLoop } from '../../shared/polling-loop.js';
 import type { EdoService } from './edo.service.js';
+import { countDelivery } from '../../shared/delivery-metrics.js';
 
 export type EdoBatchResult = OutboxBatchResult;
 
@@ -39,7 +40,11 @@ export class EdoWorker {
   async sendDue(): Promise<EdoBatchResult> {
     const policy = this.service.policy;
     const rows = await this.service.claimDue(this.owner, policy.batchSize);
-    return attemptClaimedRows(rows, policy, this.abort.signal, (row, signal) => this.service.attempt(row, this.owner, signal));
+    return attemptClaimedRows(rows, policy, this.abort.signal, async (row, signal) => {
+      const state = await this.service.attempt(row, this.owner, signal);
+      if (state !== 'superseded') countDelivery('edo', state);
+      return state;
+    });
   }
 
   /** One read of the change feed (several pages when they are ready). */

@@ -196,6 +196,9 @@ export const ListQuery = Type.Object({
   updated_since: Type.Optional(
     S('Only documents modified at or after this instant (ISO 8601 date-time), for integrators that sync.', { format: 'date-time' }),
   ),
+  changed_since: Type.Optional(
+    S('Only documents changed at or after this instant (ISO 8601 date-time): any change, including seller/buyer status, e-mail and EDO news (`changed_at`).', { format: 'date-time' }),
+  ),
   limit: Type.Optional(
     Type.Integer({ format: 'int32', minimum: 1, maximum: 200, default: 50, description: 'Page size, 1–200, decimal digits only (`0x10`, `1e3`, `+5` are 400 invalid_query).' }),
   ),
@@ -222,6 +225,7 @@ export const InvoiceListItem = Type.Object({
   editor_mode: S('api or portal.'),
   created_at: S('Creation time.'),
   last_modified_at: S('Last modification time.'),
+  changed_at: S('Time of the latest change of any kind (edit, status, e-mail, EDO, view): what `changed_since` filters on.'),
   invoice_url: S('The buyer share page.'),
 });
 

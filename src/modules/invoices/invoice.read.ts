@@ -33,6 +33,7 @@ export function buildListItem(r: InvoiceListRow, bases: LinkBases, tariff: Tarif
     editor_mode: r.editor_mode,
     created_at: r.created_at,
     last_modified_at: r.last_modified_at,
+    changed_at: r.changed_at ?? r.last_modified_at,
     invoice_url: r.buyer_token ? shareUrls(bases, r.buyer_token).url : '',
   };
 }
@@ -204,6 +205,7 @@ export class DemoDocuments {
       api_updated_at: null,
       viewed_at: null,
       payment_reported_at: null,
+      changed_at: null,
     };
     return { row, links: this.links(this.demoPublicId, result.invoice.api_recipients, DEMO_CREATED_AT) };
   }

@@ -145,6 +145,8 @@ export interface ListFilters {
   dateFrom?: string | undefined;
   dateTo?: string | undefined;
   updatedSince?: string | undefined;
+  /** `changed_at >= changedSince` (any change, including statuses, e-mail and EDO news). */
+  changedSince?: string | undefined;
   limit: number;
   offset: number;
 }
@@ -170,6 +172,7 @@ export type InvoiceListRow = Pick<
   | 'editor_mode'
   | 'created_at'
   | 'last_modified_at'
+  | 'changed_at'
 > & { buyer_token: string | null };
 
 /**
@@ -222,6 +225,7 @@ function filtered(db: Executor, teamId: string, f: ListFilters, access: Access) 
   if (f.dateFrom) query = query.where('invoices.date', '>=', f.dateFrom);
   if (f.dateTo) query = query.where('invoices.date', '<=', f.dateTo);
   if (f.updatedSince) query = query.where(modifiedSince(db, teamId, f.updatedSince, access.collectUpdated));
+  if (f.changedSince) query = query.where('invoices.changed_at', '>=', f.changedSince);
   if (f.q) query = query.where(invoiceSearchMatches(db, f.q, access.q));
   return query;
 }
@@ -264,6 +268,7 @@ export async function listInvoices(
       'invoices.editor_mode',
       'invoices.created_at',
       'invoices.last_modified_at',
+      'invoices.changed_at',
     ])
     .orderBy('invoices.date', 'desc')
     .orderBy('invoices.created_at', 'desc')

@@ -116,6 +116,7 @@ export const InvoiceMetadata = Type.Object(
     public_share_enabled: Type.Optional(Type.Boolean({ description: 'False turns every share link off (404).' })),
     created_at: Type.Optional(S('Creation time, ISO 8601 UTC.')),
     last_modified_at: Type.Optional(S('Last modification time, ISO 8601 UTC.')),
+    changed_at: Type.Optional(S('Time of the latest change of any kind (edit, status, e-mail, EDO, view), ISO 8601 UTC.')),
     api_created_at: Type.Optional(S('Creation time through the API.')),
     api_updated_at: Type.Optional(S('Last update time through the API.')),
     created_by_login: Type.Optional(S('`actor_login` of the creating request (or the key name).')),

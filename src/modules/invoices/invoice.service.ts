@@ -18,6 +18,7 @@ import { requestHash } from '../../shared/request-hash.js';
 import { IdempotencyStore } from './idempotency.js';
 import type { InvoiceList, InvoiceRevisionDetail, InvoiceRevisionList, ListQuery, RevisionsQuery } from './invoice-requests.schemas.js';
 import { WriteEffects, type QueuedEffects } from './invoice.effects.js';
+import { recordRestriction, recordWriteEvents } from './invoice-events.js';
 import { buildListItem, buildRevisionDetail, buildRevisionList, DemoDocuments } from './invoice.read.js';
 import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
 import { buildInvoiceResponse, etagOf, totalsOf, type ViewContext } from './invoice.view.js';
@@ -170,6 +171,9 @@ export class InvoiceService {
     if (query.updated_since !== undefined && Number.isNaN(Date.parse(query.updated_since))) {
       throw new ApiError('invalid_query', { details: 'updated_since is not a valid instant' });
     }
+    if (query.changed_since !== undefined && Number.isNaN(Date.parse(query.changed_since))) {
+      throw new ApiError('invalid_query', { details: 'changed_since is not a valid instant' });
+    }
     if (query.date_from && query.date_to && query.date_from > query.date_to) {
       throw new ApiError('invalid_query', { details: 'date_from is after date_to' });
     }
@@ -180,6 +184,7 @@ export class InvoiceService {
       dateFrom: query.date_from,
       dateTo: query.date_to,
       updatedSince: query.updated_since ? new Date(query.updated_since).toISOString() : undefined,
+      changedSince: query.changed_since ? new Date(query.changed_since).toISOString() : undefined,
       limit,
       offset,
     });
@@ -284,7 +289,9 @@ export class InvoiceService {
         await repo.insertInvoice(trx, row);
         await repo.replaceItems(trx, auth.teamId, publicId, itemRows(auth.teamId, publicId, prepared));
         await repo.insertShareLinks(trx, links);
+        await recordWriteEvents(trx, null, row, now);
         queued = await this.effects.enqueue(trx, auth, row, prepared, links);
+        await recordRestriction(trx, null, row, now);
         if (onCommit) {
           const report = this.effects.undelivered(row, queued.pending);
           await onCommit(trx, this.outcome(auth, row, links, info, report, await this.effects.edoState(trx, row, queued), { totals: prepared.totals }));
@@ -360,7 +367,9 @@ export class InvoiceService {
       if (keep > 0) await repo.pruneRevisions(trx, auth.teamId, publicId, current.revision, keep);
       await repo.replaceItems(trx, auth.teamId, publicId, itemRows(auth.teamId, publicId, prepared));
       links = await syncShareLinks(trx, auth.teamId, publicId, prepared.invoice.api_recipients, now);
+      await recordWriteEvents(trx, current, next, now);
       queued = await this.effects.enqueue(trx, auth, next, prepared, links);
+      await recordRestriction(trx, current, next, now);
       return true;
     });
     if (!applied) return null;

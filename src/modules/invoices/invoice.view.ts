@@ -234,6 +234,7 @@ export function buildInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[], ctx
       public_share_enabled: row.public_share_enabled === 1,
       created_at: row.created_at,
       last_modified_at: row.last_modified_at,
+      changed_at: row.changed_at ?? row.last_modified_at,
       ...(row.api_created_at ? { api_created_at: row.api_created_at } : {}),
       ...(row.api_updated_at ? { api_updated_at: row.api_updated_at } : {}),
       ...(row.created_by_login ? { created_by_login: row.created_by_login } : {}),

@@ -101,6 +101,7 @@ export function documentRowValues(
     seller_edo_id: resolved.organization.edo_id,
     buyer_edo_id: invoice.buyer_edo_id ?? null,
     document: JSON.stringify(stored),
+    changed_at: now,
     validation: JSON.stringify({ valid: true, errors: [], warnings }),
     last_modified_at: now,
     // Without actor_login the key's name stands for the actor (as the metadata description says).

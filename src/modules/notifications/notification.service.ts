@@ -17,6 +17,7 @@ import { randomToken } from '../../shared/tokens.js';
 import type { LinkBases } from '../links/index.js';
 import { resolvePolicy, retryDelayMs, type DeliveryPolicy } from './delivery-policy.js';
 import { buildInvoiceEmail, messageIdFor, messageIdHost, type EmailAttachment, type InvoiceEmailView } from './email-message.js';
+import { recordEmailEvent, settleWithEvent } from './notification-events.js';
 import { MailSendError, type MailTransport } from './mail-transport.js';
 import type { MailRuntime, Notifications } from './notification.schemas.js';
 import { blockedOutcome, emptyOutcome, outcomeFromRows, type BlockReason } from './outcome.js';
@@ -24,6 +25,7 @@ import * as outbox from '../../db/outbox.js';
 import { planEmails, type NotificationRequest } from './plan.js';
 import { reserveEmail, utcDay } from './quota.js';
 import { resolveRecipients } from './recipients.js';
+import { countDelivery } from '../../shared/delivery-metrics.js';
 
 /** pino-compatible. */
 export type NotificationLogger = WorkLogger;
@@ -184,6 +186,7 @@ export class NotificationService {
       });
     }
     await outbox.insertOutboxRows(trx, rows);
+    for (const r of rows) if (r.last_error_code === 'invalid_address') await recordEmailEvent(trx, r, { sent: false, code: 'invalid_address', reason: 'invalid_address' }, nowIso);
     const runtime = this.runtime(0, rows as OutboxRow[], this.policy.requestTimeoutMs);
     const outcome =
       rows.length === 0
@@ -209,7 +212,7 @@ export class NotificationService {
     try {
       const rows = await outbox.listLeasedRows(this.db, pending.teamId, pending.ids, pending.owner);
       const signal = AbortSignal.timeout(this.policy.requestTimeoutMs);
-      await forEachLimited(rows, this.policy.concurrency, (row) => this.attempt(row, pending.owner, signal));
+      await forEachLimited(rows, this.policy.concurrency, async (row) => countDelivery('email', await this.attempt(row, pending.owner, signal)));
       const notifications = await this.refreshOutcome(pending.teamId, pending.publicId, pending.revision, Date.now() - started, this.policy.requestTimeoutMs);
       return { notifications, status: statusOf(notifications), delivered: notifications.sent_count > 0 };
     } catch (err) {
@@ -240,7 +243,10 @@ export class NotificationService {
     if (row.attempts > row.max_attempts) {
       // A claim that lapsed during the last attempt (its process died): give up, visibly.
       const error = row.last_error ?? 'the last delivery attempt was interrupted';
-      return (await outbox.markFailed(this.db, fence, isoNow(this.deps.clock), error, row.last_error_code ?? 'smtp_error')) ? 'failed' : null;
+      const code = row.last_error_code ?? 'smtp_error';
+      const at = isoNow(this.deps.clock);
+      const settled = await settleWithEvent(this.db, row, { sent: false, code, reason: error }, at, (trx) => outbox.markFailed(trx, fence, at, error, code));
+      return settled ? 'failed' : null;
     }
     let failure: MailSendError | null = null;
     try {
@@ -253,13 +259,17 @@ export class NotificationService {
     }
     const now = this.deps.clock.now();
     const nowIso = now.toISOString();
-    if (!failure) return (await outbox.markSent(this.db, fence, nowIso)) ? 'sent' : null;
+    if (!failure) return (await settleWithEvent(this.db, row, { sent: true }, nowIso, (trx) => outbox.markSent(trx, fence, nowIso))) ? 'sent' : null;
     const final = failure.permanent || row.attempts >= row.max_attempts;
     this.logger.warn(
       { public_id: row.public_id, revision: row.revision, attempts: row.attempts, code: failure.code, final },
       `e-mail delivery failed: ${failure.message}`,
     );
-    if (final) return (await outbox.markFailed(this.db, fence, nowIso, failure.message, failure.code)) ? 'failed' : null;
+    if (final) {
+      const outcome = { sent: false as const, code: failure.code, reason: failure.message };
+      const settled = await settleWithEvent(this.db, row, outcome, nowIso, (trx) => outbox.markFailed(trx, fence, nowIso, failure.message, failure.code));
+      return settled ? 'failed' : null;
+    }
     const next = new Date(now.getTime() + retryDelayMs(row.attempts, this.policy)).toISOString();
     return (await outbox.markRetry(this.db, fence, nowIso, next, failure.message, failure.code)) ? 'pending' : null;
   }

@@ -7,6 +7,7 @@
 import { PollingLoop } from '../../shared/polling-loop.js';
 import { attemptClaimedRows, newLeaseOwner, type OutboxBatchResult } from '../../shared/background-work.js';
 import type { NotificationLogger, NotificationService } from './notification.service.js';
+import { countDelivery } from '../../shared/delivery-metrics.js';
 
 export interface WorkerOptions {
   /** Names this worker's leases; a fresh one per worker by default. */
@@ -41,7 +42,11 @@ export class OutboxWorker {
     const rows = await this.service.claimDue(this.owner, policy.batchSize);
     if (rows.length === 0) return { claimed: 0, sent: 0, retrying: 0, failed: 0 };
     const started = Date.now();
-    const result = await attemptClaimedRows(rows, policy, this.abort.signal, (row, signal) => this.service.attempt(row, this.owner, signal));
+    const result = await attemptClaimedRows(rows, policy, this.abort.signal, async (row, signal) => {
+      const state = await this.service.attempt(row, this.owner, signal);
+      countDelivery('email', state);
+      return state;
+    });
     const documents = new Map(rows.map((r) => [`${r.team_id}\u0000${r.public_id}\u0000${r.revision}`, r]));
     for (const r of documents.values()) {
       await this.service.refreshOutcome(r.team_id, r.public_id, r.revision, Date.now() - started, policy.attemptTimeoutMs);

@@ -46,6 +46,7 @@ import {
 } from './pages/index.js';
 import { csrfTokenFor, verifyCsrfToken, verifyPortalToken, type PortalMode } from '../links/index.js';
 import * as repo from './sharing.repository.js';
+import { recordPaymentReported, recordViewed } from './link-events.js';
 
 /** Why a page cannot be shown; the routes map each to its status and page. */
 export type PageProblem = 'not_found' | 'share_forbidden' | 'view_only' | 'csrf_failed';
@@ -169,7 +170,7 @@ export class SharingService {
    */
   async reportPayment(token: string, info: RequestInfo): Promise<string> {
     const { link, kind } = await this.openShare(token, info, false);
-    if (link && kind !== 'colleague') await markPaymentReported(this.deps.db, link.team_id, link.public_id, isoNow(this.deps.clock));
+    if (link && kind !== 'colleague') await recordPaymentReported(this.deps.db, link.team_id, link.public_id, isoNow(this.deps.clock));
     return `${this.paths.share}/${token}`;
   }
 
@@ -187,7 +188,7 @@ export class SharingService {
     if (countOpen) {
       const now = isoNow(this.deps.clock);
       await repo.recordLinkOpened(this.deps.db, link, now);
-      if (link.kind !== 'colleague') await markDocumentViewed(this.deps.db, link.team_id, link.public_id, now);
+      if (link.kind !== 'colleague') await recordViewed(this.deps.db, link.team_id, link.public_id, now);
     }
     return { token, kind: link.kind, link, model: toPrintModel(response.body) };
   }

@@ -86,6 +86,7 @@ export const BootstrapTariff = Strict(
     team_rate: Type.Optional(BootstrapRate),
     emails_per_day: Type.Optional(Count('E-mails the team may send per day (UTC).')),
     external_share: Type.Optional(Flag('Whether share links may be opened outside the team.')),
+    max_webhook_endpoints: Type.Optional(Count('Webhook endpoints the team may have (default 5).')),
   },
   'A tariff; absent limits take the built-in default tariff value.',
 );

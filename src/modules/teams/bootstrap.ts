@@ -229,6 +229,7 @@ async function applyInTransaction(trx: Executor, input: BootstrapFile, now: stri
         team_rate: { ...DEFAULT_TARIFF.team_rate, ...t.team_rate },
         emails_per_day: t.emails_per_day ?? DEFAULT_TARIFF.emails_per_day,
         external_share: t.external_share ?? DEFAULT_TARIFF.external_share,
+        max_webhook_endpoints: t.max_webhook_endpoints ?? DEFAULT_TARIFF.max_webhook_endpoints,
       },
       now,
     );

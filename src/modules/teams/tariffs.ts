@@ -25,6 +25,8 @@ export interface Tariff {
   emails_per_day: number;
   /** Whether share links may be opened by people outside the team. */
   external_share: boolean;
+  /** Webhook endpoints the team may have; creating one more is refused (403 webhook_endpoints_over_tariff_limit). */
+  max_webhook_endpoints: number;
 }
 
 export const DEFAULT_TARIFF_ID = 'default';
@@ -37,6 +39,7 @@ export const DEFAULT_TARIFF: Readonly<Tariff> = Object.freeze({
   team_rate: Object.freeze({ per_sec: 100, per_min: 6000, per_day: 2_000_000 }),
   emails_per_day: 1000,
   external_share: true,
+  max_webhook_endpoints: 5,
 });
 
 /** The tariff a team works under: its row, or the built-in default when it has none. */
@@ -50,6 +53,7 @@ export function tariffFromRow(row: TariffRow | undefined): Tariff {
     team_rate: { per_sec: row.team_per_sec, per_min: row.team_per_min, per_day: row.team_per_day },
     emails_per_day: row.emails_per_day,
     external_share: row.external_share === 1,
+    max_webhook_endpoints: row.max_webhook_endpoints,
   };
 }
 
@@ -67,6 +71,7 @@ export function tariffToRow(tariff: Tariff, updatedAt: string): Insertable<Tarif
     team_per_day: tariff.team_rate.per_day,
     emails_per_day: tariff.emails_per_day,
     external_share: tariff.external_share ? 1 : 0,
+    max_webhook_endpoints: tariff.max_webhook_endpoints,
     updated_at: updatedAt,
   };
 }

@@ -248,6 +248,7 @@ describe('GET /api/v1/invoices: filters, order and paging (contract 4, Documents
           'editor_mode',
           'created_at',
           'last_modified_at',
+          'changed_at',
           'invoice_url',
         ].sort(),
       );
@@ -266,6 +267,7 @@ describe('GET /api/v1/invoices: filters, order and paging (contract 4, Documents
         editor_mode: 'api',
         created_at: doc.metadata.created_at,
         last_modified_at: doc.metadata.last_modified_at,
+        changed_at: doc.metadata.changed_at,
         invoice_url: doc.invoice_url,
       });
       expect(item.invoice_url.startsWith(`${SHARE}/`)).toBe(true);

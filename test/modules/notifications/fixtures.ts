@@ -105,6 +105,7 @@ function invoiceRow(teamId: string, publicId: string, revision: number, doc: Ret
     api_updated_at: null,
     viewed_at: null,
     payment_reported_at: null,
+    changed_at: null,
   };
 }
 

@@ -95,6 +95,7 @@ export function responseFor(doc: Record<string, unknown>, row: Partial<InvoiceRo
     api_updated_at: null,
     viewed_at: null,
     payment_reported_at: null,
+    changed_at: null,
     ...row,
   };
   const link = (kind: ShareLinkRow['kind'], token: string): ShareLinkRow => ({

@@ -117,6 +117,7 @@ describe('applyBootstrap', () => {
       team_rate: { per_sec: 10, per_min: 200, per_day: 20000 },
       emails_per_day: 50,
       external_share: true,
+      max_webhook_endpoints: 5,
     });
     expect(await db.selectFrom('teams').select(['id', 'name', 'tariff_id', 'locale']).execute()).toEqual([
       { id: 'acme', name: 'ACME', tariff_id: 'basic', locale: 'ru' },

@@ -1,0 +1,127 @@
+/**
+ * The event log: `recordEvent(trx, …)` inside the transaction of the change it describes (no
+ * lost and no phantom events), the team's feed in a total order, and retention.
+ */
+import type { Executor } from '../../db/database.js';
+import type { EventRow } from '../../db/types.js';
+import { ApiError } from '../../shared/errors.js';
+import type { DocumentEventType, EventData, EventType } from './event-types.js';
+import * as repo from './events.repository.js';
+import type { FeedPosition } from './events.repository.js';
+
+export type { FeedPosition };
+
+/** An event as the feed and webhook bodies carry it. */
+export interface PublicEvent {
+  id: string;
+  type: Exclude<EventType, 'ping'>;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Records a document event and moves the document's `changed_at`. Call it inside the
+ * transaction that makes the change, with the change's time.
+ */
+export async function recordEvent<T extends DocumentEventType>(
+  trx: Executor,
+  event: { teamId: string; type: T; data: EventData<T>; now: string },
+): Promise<void> {
+  const data = event.data as { public_id: string; revision: number };
+  await repo.insertEvent(trx, {
+    teamId: event.teamId,
+    type: event.type,
+    publicId: data.public_id,
+    revision: data.revision,
+    data: JSON.stringify(event.data),
+    createdAt: event.now,
+  });
+  await repo.touchDocument(trx, event.teamId, data.public_id, event.now);
+}
+
+/** Records an event that is about no document (e.g. `webhook_endpoint.disabled`). */
+export async function recordTeamEvent<T extends Exclude<EventType, DocumentEventType | 'ping'>>(
+  trx: Executor,
+  event: { teamId: string; type: T; data: EventData<T>; now: string },
+): Promise<void> {
+  await repo.insertEvent(trx, {
+    teamId: event.teamId,
+    type: event.type,
+    publicId: null,
+    revision: null,
+    data: JSON.stringify(event.data),
+    createdAt: event.now,
+  });
+}
+
+const HEX = 16;
+const ID_PATTERN = /^evt_([0-9a-f]{16})([0-9a-f]{16})$/;
+
+/** The event id encodes its feed position, so ids sort in feed order and one serves as a cursor. */
+export function eventIdOf(position: FeedPosition): string {
+  return `evt_${position.tx.toString(16).padStart(HEX, '0')}${position.seq.toString(16).padStart(HEX, '0')}`;
+}
+
+export function positionOf(id: string): FeedPosition | null {
+  const m = ID_PATTERN.exec(id);
+  if (!m) return null;
+  return { tx: Number.parseInt(m[1] as string, 16), seq: Number.parseInt(m[2] as string, 16) };
+}
+
+export function toPublicEvent(row: EventRow): PublicEvent {
+  return {
+    id: eventIdOf({ tx: Number(row.tx_id), seq: Number(row.seq) }),
+    type: row.type as Exclude<EventType, 'ping'>,
+    created_at: row.created_at,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+  };
+}
+
+export interface FeedPage {
+  ok: true;
+  items: PublicEvent[];
+  next_cursor: string | null;
+  has_more: boolean;
+}
+
+/** One page of the team's feed after `after` (an event id), oldest first. */
+export async function readFeed(
+  db: Executor,
+  teamId: string,
+  query: { after?: string | undefined; limit?: number | undefined; types?: readonly string[] | undefined },
+): Promise<FeedPage> {
+  const limit = query.limit ?? 50;
+  let after: FeedPosition | null = null;
+  if (query.after !== undefined && query.after !== '') {
+    after = positionOf(query.after);
+    if (!after) throw new ApiError('invalid_query', { details: 'after is not an event id (a next_cursor or an event id from this feed)' });
+  }
+  const rows = await repo.listEvents(db, teamId, { after, limit: limit + 1, types: query.types });
+  const items = rows.slice(0, limit).map(toPublicEvent);
+  const last = items.at(-1);
+  return { ok: true, items, next_cursor: last ? last.id : (query.after || null), has_more: rows.length > limit };
+}
+
+/** Events after `after` for a subscriber (fan-out to webhook endpoints). */
+export async function eventsAfter(db: Executor, teamId: string, after: FeedPosition, limit: number, types?: readonly string[]): Promise<EventRow[]> {
+  return repo.listEvents(db, teamId, { after, limit, types });
+}
+
+export const latestPosition = repo.latestPosition;
+
+/** The team's kept events with these ids (unknown or malformed ids are left out). */
+export async function findEvents(db: Executor, teamId: string, ids: readonly string[]): Promise<EventRow[]> {
+  const wanted = new Map<number, FeedPosition>();
+  for (const id of ids) {
+    const p = positionOf(id);
+    if (p) wanted.set(p.seq, p);
+  }
+  const rows = await repo.findEventsBySeq(db, teamId, [...wanted.keys()]);
+  return rows.filter((r) => wanted.get(Number(r.seq))?.tx === Number(r.tx_id));
+}
+
+/** Retention: deletes events older than `days` days, in batches; returns how many went. */
+export async function pruneEvents(db: Executor, now: Date, days: number, batch = 1000): Promise<number> {
+  const before = new Date(now.getTime() - days * 86_400_000).toISOString();
+  return repo.pruneEvents(db, before, batch);
+}

@@ -1,0 +1,238 @@
+/**
+ * Webhook endpoints of a team (issue 15, contract 5): create with a secret shown once, list,
+ * read, change, delete, rotate the secret with an overlap, queue a test ping, replay events,
+ * list delivery attempts. Another team's endpoint is a 404 like an unknown one.
+ */
+import type { Db } from '../../db/database.js';
+import type { WebhookEndpointRow } from '../../db/types.js';
+import { isoNow, type Clock } from '../../shared/clock.js';
+import { ApiError } from '../../shared/errors.js';
+import { randomToken } from '../../shared/tokens.js';
+import { findEvents, latestPosition, toPublicEvent, type PublicEvent } from '../events/index.js';
+import type { AuthContext } from '../teams/index.js';
+import { newSigningSecret, type SecretBox } from './secrets.js';
+import { checkWebhookUrl, UnsafeUrlError, type UrlPolicy } from './url-safety.js';
+import * as repo from './webhooks.repository.js';
+import type { CreateEndpointBody, PatchEndpointBody } from './webhooks.schemas.js';
+
+export interface WebhookEndpointView {
+  id: string;
+  url: string;
+  events: string[];
+  description: string;
+  enabled: boolean;
+  created_at: string;
+  disabled_reason: 'failing_for_3_days' | null;
+}
+
+export interface WebhooksServiceDeps {
+  db: Db;
+  clock: Clock;
+  policy: UrlPolicy;
+  box: SecretBox;
+  /** Called after a commit that queued deliveries (wakes the worker of this node). */
+  onQueued?: () => void;
+}
+
+export function endpointView(row: WebhookEndpointRow): WebhookEndpointView {
+  return {
+    id: row.id,
+    url: row.url,
+    events: JSON.parse(row.events) as string[],
+    description: row.description,
+    enabled: row.enabled === 1,
+    created_at: row.created_at,
+    disabled_reason: row.disabled_reason === null ? null : 'failing_for_3_days',
+  };
+}
+
+/** The body every delivery of `event` carries (Standard Webhooks: `{type, timestamp, data}`). */
+export function deliveryBody(event: Pick<PublicEvent, 'created_at' | 'data'> & { type: PublicEvent['type'] | 'ping' }): string {
+  return JSON.stringify({ type: event.type, timestamp: event.created_at, data: event.data });
+}
+
+function notFound(id: string): ApiError {
+  return new ApiError('webhook_endpoint_not_found', { details: `no webhook endpoint ${id} in this team` });
+}
+
+function normalizeEvents(events: readonly string[] | undefined): string[] {
+  if (!events || events.includes('*')) return ['*'];
+  return [...new Set(events)];
+}
+
+export class WebhooksService {
+  constructor(private readonly deps: WebhooksServiceDeps) {}
+
+  private async safeUrl(url: string): Promise<string> {
+    try {
+      await checkWebhookUrl(url, this.deps.policy);
+      return url;
+    } catch (err) {
+      if (err instanceof UnsafeUrlError) throw new ApiError('invalid_webhook_url', { details: err.message });
+      throw err;
+    }
+  }
+
+  private async own(auth: AuthContext, id: string): Promise<WebhookEndpointRow> {
+    if (auth.mode === 'demo') throw notFound(id);
+    const row = await repo.findEndpoint(this.deps.db, auth.teamId, id);
+    if (!row) throw notFound(id);
+    return row;
+  }
+
+  async create(auth: AuthContext, body: CreateEndpointBody): Promise<{ ok: true; endpoint: WebhookEndpointView; secret: string; demo_mode?: true }> {
+    const url = await this.safeUrl(body.url);
+    const now = isoNow(this.deps.clock);
+    const secret = newSigningSecret();
+    const view: WebhookEndpointView = {
+      id: `we_${randomToken(12)}`,
+      url,
+      events: normalizeEvents(body.events),
+      description: body.description ?? '',
+      enabled: body.enabled ?? true,
+      created_at: now,
+      disabled_reason: null,
+    };
+    // Demo mode: a dry-run like every demo write; nothing is stored.
+    if (auth.mode === 'demo') return { ok: true, endpoint: view, secret, demo_mode: true };
+    const max = auth.tariff.max_webhook_endpoints;
+    await this.deps.db.transaction().execute(async (trx) => {
+      if ((await repo.countEndpoints(trx, auth.teamId)) >= max) {
+        throw new ApiError('webhook_endpoints_over_tariff_limit', { details: `the team's tariff allows ${max} webhook endpoint(s)` });
+      }
+      // A new endpoint receives what happens from now on (the feed has the past).
+      const cursor = await latestPosition(trx, auth.teamId);
+      await repo.insertEndpoint(trx, {
+        team_id: auth.teamId,
+        id: view.id,
+        url,
+        events: JSON.stringify(view.events),
+        description: view.description,
+        enabled: view.enabled ? 1 : 0,
+        disabled_reason: null,
+        secret: this.deps.box.seal(secret),
+        previous_secret: null,
+        previous_secret_until: null,
+        cursor_tx: cursor.tx,
+        cursor_seq: cursor.seq,
+        failing_since: null,
+        created_at: now,
+        updated_at: now,
+      });
+    });
+    return { ok: true, endpoint: view, secret };
+  }
+
+  async list(auth: AuthContext): Promise<{ ok: true; items: WebhookEndpointView[] }> {
+    if (auth.mode === 'demo') return { ok: true, items: [] };
+    return { ok: true, items: (await repo.listEndpoints(this.deps.db, auth.teamId)).map(endpointView) };
+  }
+
+  async get(auth: AuthContext, id: string): Promise<{ ok: true; endpoint: WebhookEndpointView }> {
+    return { ok: true, endpoint: endpointView(await this.own(auth, id)) };
+  }
+
+  async update(auth: AuthContext, id: string, body: PatchEndpointBody): Promise<{ ok: true; endpoint: WebhookEndpointView }> {
+    const row = await this.own(auth, id);
+    const now = isoNow(this.deps.clock);
+    const values: Parameters<typeof repo.updateEndpoint>[3] = { updated_at: now };
+    if (body.url !== undefined) values.url = await this.safeUrl(body.url);
+    if (body.events !== undefined) values.events = JSON.stringify(normalizeEvents(body.events));
+    if (body.description !== undefined) values.description = body.description;
+    if (body.enabled !== undefined) {
+      values.enabled = body.enabled ? 1 : 0;
+      if (body.enabled && row.enabled === 0) {
+        // Re-enabled: deliveries resume from now; what happened meanwhile is in the feed (or replay it).
+        const cursor = await latestPosition(this.deps.db, row.team_id);
+        Object.assign(values, { cursor_tx: cursor.tx, cursor_seq: cursor.seq, disabled_reason: null, failing_since: null });
+      }
+    }
+    await repo.updateEndpoint(this.deps.db, row.team_id, id, values);
+    return this.get(auth, id);
+  }
+
+  async remove(auth: AuthContext, id: string): Promise<{ ok: true }> {
+    const row = await this.own(auth, id);
+    await this.deps.db.transaction().execute((trx) => repo.deleteEndpoint(trx, row.team_id, id));
+    return { ok: true };
+  }
+
+  async rotateSecret(auth: AuthContext, id: string, overlapSec: number): Promise<{ ok: true; secret: string }> {
+    const row = await this.own(auth, id);
+    const now = this.deps.clock.now();
+    const secret = newSigningSecret();
+    const until = overlapSec > 0 ? new Date(now.getTime() + overlapSec * 1000).toISOString() : null;
+    await repo.updateEndpoint(this.deps.db, row.team_id, id, {
+      secret: this.deps.box.seal(secret),
+      previous_secret: until ? row.secret : null,
+      previous_secret_until: until,
+      updated_at: now.toISOString(),
+    });
+    return { ok: true, secret };
+  }
+
+  async test(auth: AuthContext, id: string): Promise<{ ok: true; event_id: string }> {
+    const row = await this.own(auth, id);
+    const now = isoNow(this.deps.clock);
+    const eventId = `evt_test_${randomToken(12)}`;
+    await repo.insertDeliveries(this.deps.db, [
+      {
+        team_id: row.team_id,
+        id: randomToken(12),
+        endpoint_id: id,
+        event_id: eventId,
+        event_type: 'ping',
+        body: deliveryBody({ type: 'ping', created_at: now, data: { endpoint_id: id } }),
+        state: 'pending',
+        attempts: 0,
+        next_attempt_at: now,
+        created_at: now,
+        updated_at: now,
+      },
+    ]);
+    this.deps.onQueued?.();
+    return { ok: true, event_id: eventId };
+  }
+
+  async replay(auth: AuthContext, id: string, eventIds: readonly string[]): Promise<{ ok: true; queued: number }> {
+    const row = await this.own(auth, id);
+    const events = await findEvents(this.deps.db, row.team_id, eventIds);
+    const now = isoNow(this.deps.clock);
+    await this.deps.db.transaction().execute(async (trx) => {
+      for (const e of events.map(toPublicEvent)) {
+        await repo.requeueDelivery(trx, {
+          team_id: row.team_id,
+          id: randomToken(12),
+          endpoint_id: id,
+          event_id: e.id,
+          event_type: e.type,
+          body: deliveryBody(e),
+          state: 'pending',
+          attempts: 0,
+          next_attempt_at: now,
+          created_at: now,
+          updated_at: now,
+        });
+      }
+    });
+    if (events.length > 0) this.deps.onQueued?.();
+    return { ok: true, queued: events.length };
+  }
+
+  async deliveries(auth: AuthContext, id: string, limit: number) {
+    const row = await this.own(auth, id);
+    const attempts = await repo.listAttempts(this.deps.db, row.team_id, id, limit);
+    return {
+      ok: true as const,
+      items: attempts.map((a) => ({
+        event_id: a.event_id,
+        attempt: a.attempt,
+        status_code: a.status_code,
+        duration_ms: a.duration_ms,
+        error: a.error,
+        at: a.at,
+        next_attempt_at: a.next_attempt_at,
+      })),
+    };
+  }
+}
