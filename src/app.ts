@@ -207,7 +207,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       database,
       clock,
       config,
-      onDelivered: documentStatusPort.onDelivered,
+      documents: documentStatusPort,
       logger: app.log.child({ component: 'edo' }),
     });
   app.decorate('edo', edo);

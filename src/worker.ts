@@ -36,7 +36,7 @@ export async function runWorker(config: Config): Promise<void> {
     database,
     clock: systemClock,
     config,
-    onDelivered: documentStatusPort.onDelivered,
+    documents: documentStatusPort,
     logger: logger.child({ component: 'edo' }),
   });
   // Retried e-mails carry the PDF too: the same documents and pages services as an API node.

@@ -88,7 +88,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
         database: db,
         clock: options.edo.clock ?? systemClock,
         config,
-        onDelivered: documentStatusPort.onDelivered,
+        documents: documentStatusPort,
         policy: options.edo.policy,
         operator: options.edo.operator,
       })

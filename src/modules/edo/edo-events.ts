@@ -3,14 +3,26 @@ import type { Executor } from '../../db/database.js';
 import type { EdoJobRow } from '../../db/types.js';
 import { recordEvent } from '../events/index.js';
 
+/**
+ * The invoices module's reactions, inside the job's transaction: a delivery moves buyer_status
+ * `not_sent` → `sent` (`onDelivered`), any status news moves the document's `changed_at`
+ * (`onChanged`). A port: edo never imports invoices or notifications; app.ts wires it.
+ */
+export interface EdoDocumentPort {
+  onDelivered(db: Executor, teamId: string, publicId: string): Promise<void>;
+  onChanged(db: Executor, teamId: string, publicId: string, now: string): Promise<void>;
+}
+
 export async function recordEdoStatusChange(
   trx: Executor,
+  documents: Pick<EdoDocumentPort, 'onChanged'>,
   job: EdoJobRow,
   to: string,
   values: Partial<EdoJobRow>,
   now: string,
 ): Promise<void> {
   if (job.status === to) return;
+  await documents.onChanged(trx, job.team_id, job.public_id, now);
   await recordEvent(trx, {
     teamId: job.team_id,
     type: 'edo.status_changed',

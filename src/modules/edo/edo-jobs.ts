@@ -7,21 +7,17 @@ import type { Db, Executor } from '../../db/database.js';
 import type { EdoJobRow, EdoJobStatus, OutboxRow } from '../../db/types.js';
 import type { EdoSync } from './edo.schemas.js';
 import * as repo from './edo.repository.js';
-import { recordEdoStatusChange } from './edo-events.js';
+import { recordEdoStatusChange, type EdoDocumentPort } from './edo-events.js';
 
 /** How far along a job is; news never moves it backwards. */
 const RANK: Record<EdoJobStatus, number> = { superseded: -1, failed: 0, queued: 0, sent: 1, delivered: 2, accepted: 3, rejected: 3 };
 
-/**
- * The invoices module's reaction to a delivery (buyer_status `not_sent` → `sent`), inside the
- * job's transaction. A port: edo never imports invoices or notifications; app.ts wires it.
- */
-export type OnDelivered = (db: Executor, teamId: string, publicId: string) => Promise<void>;
+export type { EdoDocumentPort };
 
 /** Moves a job forward to `status` (never back); delivery moves buyer_status to `sent` (`onDelivered`). */
 export async function applyStatus(
   db: Db,
-  onDelivered: OnDelivered,
+  documents: EdoDocumentPort,
   news: {
     teamId: string;
     jobId: string;
@@ -44,16 +40,17 @@ export async function applyStatus(
       ...(status === 'accepted' ? { accepted_at: job.accepted_at ?? at } : {}),
       ...(status === 'rejected' ? { rejected_at: job.rejected_at ?? at, rejection_reason: reason } : {}),
     };
-    await advanceJob(trx, teamId, jobId, status, now, values);
+    await advanceJob(trx, documents, teamId, jobId, status, now, values);
     // The operator has it: a send still waiting for a retry (its answer was lost) is done.
     await repo.settleOutboxRow(trx, teamId, jobId, now);
-    await onDelivered(trx, teamId, job.public_id);
+    await documents.onDelivered(trx, teamId, job.public_id);
   });
 }
 
 /** Sets `status` and `values` unless the job is already as far or further (compare-and-set). */
 export async function advanceJob(
   db: Executor,
+  documents: Pick<EdoDocumentPort, 'onChanged'>,
   teamId: string,
   jobId: string,
   status: EdoJobStatus,
@@ -68,7 +65,7 @@ export async function advanceJob(
     const next = forward ? { ...values, status, updated_at: now } : { ...fillOnly(job, values), updated_at: now };
     if (!forward && Object.keys(next).length === 1) return;
     if (await repo.updateJobIf(db, teamId, jobId, job.status, next)) {
-      if (forward) await recordEdoStatusChange(db, job, status, values, now);
+      if (forward) await recordEdoStatusChange(db, documents, job, status, values, now);
       return;
     }
   }

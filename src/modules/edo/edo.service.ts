@@ -18,7 +18,7 @@ import { isoNow, type Clock } from '../../shared/clock.js';
 import { randomToken } from '../../shared/tokens.js';
 import { EdoOperatorError, type EdoEvent, type EdoOperator, type EdoOutgoingDocument } from './edo-operator.js';
 import { resolveEdoPolicy, type EdoPolicy } from './edo-policy.js';
-import { advanceJob, applyStatus, toEdoSync, type OnDelivered } from './edo-jobs.js';
+import { advanceJob, applyStatus, toEdoSync, type EdoDocumentPort } from './edo-jobs.js';
 import type { EdoSync } from './edo.schemas.js';
 import * as repo from './edo.repository.js';
 import { recordEdoStatusChange } from './edo-events.js';
@@ -35,7 +35,8 @@ export interface EdoServiceDeps {
   clock: Clock;
   operator: EdoOperator;
   /** buyer_status → `sent` when the operator delivered (the invoices module's port). */
-  onDelivered: OnDelivered;
+  /** The invoices module's writes of delivery news (`documentStatusPort`). */
+  documents: EdoDocumentPort;
   policy?: Partial<EdoPolicy>;
   files?: EdoFileProvider;
   logger?: WorkLogger;
@@ -242,7 +243,7 @@ export class EdoService {
       if (!(await outbox.markSent(trx, fence, now))) return false;
       // The operator that actually took it (every node should share one EDO configuration).
       const operator = this.deps.operator.kind;
-      await advanceJob(trx, row.team_id, row.id, 'sent', now, {
+      await advanceJob(trx, this.deps.documents, row.team_id, row.id, 'sent', now, {
         operator_document_id: receipt.operatorDocumentId,
         sent_at: now,
         operator,
@@ -252,7 +253,7 @@ export class EdoService {
     if (!recorded) return null;
     const operatorDocumentId = receipt.operatorDocumentId;
     if (receipt.status === 'delivered') {
-      await applyStatus(this.db, this.deps.onDelivered, { teamId: row.team_id, jobId: row.id, status: 'delivered', at: now, reason: null, operatorDocumentId, now });
+      await applyStatus(this.db, this.deps.documents, { teamId: row.team_id, jobId: row.id, status: 'delivered', at: now, reason: null, operatorDocumentId, now });
     }
     this.logger.info(
       { public_id: row.public_id, revision: row.revision, job_id: row.id, operator_document_id: operatorDocumentId },
@@ -295,7 +296,7 @@ export class EdoService {
         if (!(await outbox.markFailed(trx, fence, nowIso, failure.message, failure.code))) return false;
         const job = await repo.findJob(trx, row.team_id, row.id);
         if (await repo.updateJobIf(trx, row.team_id, row.id, 'queued', { status: 'failed', failed_at: nowIso, updated_at: nowIso })) {
-          if (job) await recordEdoStatusChange(trx, job, 'failed', {}, nowIso);
+          if (job) await recordEdoStatusChange(trx, this.deps.documents, job, 'failed', {}, nowIso);
         }
         return true;
       });
@@ -379,7 +380,7 @@ export class EdoService {
       });
       return true;
     }
-    await applyStatus(this.db, this.deps.onDelivered, {
+    await applyStatus(this.db, this.deps.documents, {
       teamId: job.team_id,
       jobId: job.job_id,
       status: event.status,

@@ -8,7 +8,7 @@ import type { WorkLogger } from '../../shared/background-work.js';
 import type { Clock } from '../../shared/clock.js';
 import type { EdoOperator } from './edo-operator.js';
 import type { EdoPolicy } from './edo-policy.js';
-import type { OnDelivered } from './edo-jobs.js';
+import type { EdoDocumentPort } from './edo-jobs.js';
 import { EdoService, type EdoFileProvider } from './edo.service.js';
 import { HttpEdoOperator } from './http-operator.js';
 import { SandboxEdoOperator } from './sandbox-operator.js';
@@ -16,7 +16,7 @@ import { EdoWorker } from './worker.js';
 
 export * from './edo-operator.js';
 export { DEFAULT_EDO_POLICY, type EdoPolicy } from './edo-policy.js';
-export type { OnDelivered } from './edo-jobs.js';
+export type { EdoDocumentPort } from './edo-jobs.js';
 export { EdoLink, EdoSync, EDO_STATUSES } from './edo.schemas.js';
 export { EdoRetryError, retryFailedSync, type RetriedSync } from './edo-retry.js';
 export { EdoService, type EdoFileProvider, type EdoSyncRequest, type PlannedSync } from './edo.service.js';
@@ -28,8 +28,8 @@ export interface EdoDeps {
   database: Pick<DatabaseHandle, 'db' | 'dialect'>;
   clock: Clock;
   config: { edo: EdoConfig };
-  /** buyer_status → `sent` on delivery: the invoices module's `documentStatusPort.onDelivered`. */
-  onDelivered: OnDelivered;
+  /** buyer_status → `sent` on delivery, `changed_at` on any news: the invoices module's `documentStatusPort`. */
+  documents: EdoDocumentPort;
   policy?: Partial<EdoPolicy>;
   files?: EdoFileProvider;
   logger?: WorkLogger;
@@ -69,7 +69,7 @@ export function createEdo(deps: EdoDeps): EdoRuntime {
     database: deps.database,
     clock: deps.clock,
     operator,
-    onDelivered: deps.onDelivered,
+    documents: deps.documents,
     policy: {
       attemptTimeoutMs,
       leaseMs: Math.max(2 * 60_000, 2 * attemptTimeoutMs),

@@ -44,11 +44,6 @@ export async function insertEvent(db: Executor, event: NewEvent): Promise<void> 
     .execute();
 }
 
-/** `invoices.changed_at`: the one column of another table this module moves (rule: every event about a document moves it). */
-export async function touchDocument(db: Executor, teamId: string, publicId: string, now: string): Promise<void> {
-  await db.updateTable('invoices').set({ changed_at: now }).where('team_id', '=', teamId).where('public_id', '=', publicId).execute();
-}
-
 /** The team's events after `after` (exclusive), in feed order, only those safe to show. */
 export async function listEvents(
   db: Executor,

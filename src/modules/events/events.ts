@@ -20,8 +20,9 @@ export interface PublicEvent {
 }
 
 /**
- * Records a document event and moves the document's `changed_at`. Call it inside the
- * transaction that makes the change, with the change's time.
+ * Records a document event. Call it inside the transaction that makes the change, with the
+ * change's time; the caller moves the document's `changed_at` (the invoices module owns that
+ * table: through its `documentStatusPort.onChanged`, or in the document write itself).
  */
 export async function recordEvent<T extends DocumentEventType>(
   trx: Executor,
@@ -36,7 +37,6 @@ export async function recordEvent<T extends DocumentEventType>(
     data: JSON.stringify(event.data),
     createdAt: event.now,
   });
-  await repo.touchDocument(trx, event.teamId, data.public_id, event.now);
 }
 
 /** Records an event that is about no document (e.g. `webhook_endpoint.disabled`). */

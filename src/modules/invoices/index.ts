@@ -7,7 +7,7 @@
 export * from './statuses.js';
 export { amountInWords, AMOUNT_IN_WORDS_CURRENCIES, type AmountInWordsCurrency } from './amount-in-words.js';
 export { DEMO_SHARE_TOKENS } from './demo.js';
-export { documentStatusPort, markDocumentViewed, markPaymentReported } from './invoice-status.repository.js';
+export { documentStatusPort, markDocumentViewed, markPaymentReported, touchDocument } from './invoice-status.repository.js';
 export { listShareLinks } from './invoice.repository.js';
 export { invoiceRoutes } from './invoice.routes.js';
 export { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';

@@ -121,9 +121,19 @@ export async function markPaymentReported(db: Executor, teamId: string, publicId
   return Number(result.numUpdatedRows) > 0;
 }
 
+/**
+ * Moves `changed_at`, the instant of the document's latest change of any kind (the list's
+ * `changed_since`): called with every event about the document that no write of this table
+ * records already (e-mail outcomes, EDO news, views, payment reports).
+ */
+export async function touchDocument(db: Executor, teamId: string, publicId: string, now: string): Promise<void> {
+  await db.updateTable('invoices').set({ changed_at: now }).where('team_id', '=', teamId).where('public_id', '=', publicId).execute();
+}
+
 /** What notifications and edo receive in their dependencies (wired in app.ts and worker.ts). */
 export const documentStatusPort = {
   onDelivered: markBuyerSent,
+  onChanged: touchDocument,
   storeNotificationOutcome,
   markRestricted,
 };

@@ -45,6 +45,8 @@ export interface DocumentStatusPort {
   storeNotificationOutcome(db: Executor, teamId: string, publicId: string, revision: number, outcome: Notifications): Promise<boolean>;
   /** service_status `active` → `restricted` with the tariff rule that stopped e-mail. */
   markRestricted(db: Executor, teamId: string, publicId: string, reason: string): Promise<void>;
+  /** Moves the document's `changed_at` (an e-mail outcome is a change an integrator follows). */
+  onChanged(db: Executor, teamId: string, publicId: string, now: string): Promise<void>;
 }
 
 export interface NotificationServiceDeps {
@@ -186,7 +188,7 @@ export class NotificationService {
       });
     }
     await outbox.insertOutboxRows(trx, rows);
-    for (const r of rows) if (r.last_error_code === 'invalid_address') await recordEmailEvent(trx, r, { sent: false, code: 'invalid_address', reason: 'invalid_address' }, nowIso);
+    for (const r of rows) if (r.last_error_code === 'invalid_address') await recordEmailEvent(trx, r, { sent: false, code: 'invalid_address', reason: 'invalid_address' }, nowIso, this.deps.documents.onChanged);
     const runtime = this.runtime(0, rows as OutboxRow[], this.policy.requestTimeoutMs);
     const outcome =
       rows.length === 0
@@ -245,7 +247,7 @@ export class NotificationService {
       const error = row.last_error ?? 'the last delivery attempt was interrupted';
       const code = row.last_error_code ?? 'smtp_error';
       const at = isoNow(this.deps.clock);
-      const settled = await settleWithEvent(this.db, row, { sent: false, code, reason: error }, at, (trx) => outbox.markFailed(trx, fence, at, error, code));
+      const settled = await settleWithEvent(this.db, this.deps.documents.onChanged, row, { sent: false, code, reason: error }, at, (trx) => outbox.markFailed(trx, fence, at, error, code));
       return settled ? 'failed' : null;
     }
     let failure: MailSendError | null = null;
@@ -259,7 +261,7 @@ export class NotificationService {
     }
     const now = this.deps.clock.now();
     const nowIso = now.toISOString();
-    if (!failure) return (await settleWithEvent(this.db, row, { sent: true }, nowIso, (trx) => outbox.markSent(trx, fence, nowIso))) ? 'sent' : null;
+    if (!failure) return (await settleWithEvent(this.db, this.deps.documents.onChanged, row, { sent: true }, nowIso, (trx) => outbox.markSent(trx, fence, nowIso))) ? 'sent' : null;
     const final = failure.permanent || row.attempts >= row.max_attempts;
     this.logger.warn(
       { public_id: row.public_id, revision: row.revision, attempts: row.attempts, code: failure.code, final },
@@ -267,7 +269,7 @@ export class NotificationService {
     );
     if (final) {
       const outcome = { sent: false as const, code: failure.code, reason: failure.message };
-      const settled = await settleWithEvent(this.db, row, outcome, nowIso, (trx) => outbox.markFailed(trx, fence, nowIso, failure.message, failure.code));
+      const settled = await settleWithEvent(this.db, this.deps.documents.onChanged, row, outcome, nowIso, (trx) => outbox.markFailed(trx, fence, nowIso, failure.message, failure.code));
       return settled ? 'failed' : null;
     }
     const next = new Date(now.getTime() + retryDelayMs(row.attempts, this.policy)).toISOString();

@@ -4,11 +4,9 @@
  */
 import type { Db } from '../../db/database.js';
 import { recordEvent } from '../events/index.js';
-import { markDocumentViewed, markPaymentReported } from '../invoices/index.js';
+import { findBuyerState as documentState } from './sharing.repository.js';
+import { markDocumentViewed, markPaymentReported, touchDocument } from '../invoices/index.js';
 
-async function documentState(trx: Parameters<typeof markDocumentViewed>[0], teamId: string, publicId: string) {
-  return trx.selectFrom('invoices').select(['revision', 'buyer_status']).where('team_id', '=', teamId).where('public_id', '=', publicId).executeTakeFirst();
-}
 
 export async function recordViewed(db: Db, teamId: string, publicId: string, now: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
@@ -17,6 +15,7 @@ export async function recordViewed(db: Db, teamId: string, publicId: string, now
     const after = await documentState(trx, teamId, publicId);
     // Only the first view is news: a later open that changed nothing visible records nothing.
     if (before.buyer_status === after?.buyer_status && before.buyer_status !== 'not_sent' && before.buyer_status !== 'sent') return;
+    await touchDocument(trx, teamId, publicId, now);
     await recordEvent(trx, {
       teamId,
       type: 'invoice.viewed',
@@ -31,6 +30,7 @@ export async function recordPaymentReported(db: Db, teamId: string, publicId: st
     if (!(await markPaymentReported(trx, teamId, publicId, now))) return;
     const state = await documentState(trx, teamId, publicId);
     if (!state) return;
+    await touchDocument(trx, teamId, publicId, now);
     await recordEvent(trx, { teamId, type: 'invoice.payment_reported', now, data: { public_id: publicId, revision: state.revision } });
   });
 }

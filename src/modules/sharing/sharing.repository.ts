@@ -42,3 +42,11 @@ export async function recordLinkOpened(db: Executor, link: Pick<ShareLinkRow, 't
     .execute();
 }
 
+/** The document's revision and buyer status, read inside a view's or payment report's transaction. */
+export async function findBuyerState(
+  db: Executor,
+  teamId: string,
+  publicId: string,
+): Promise<{ revision: number; buyer_status: string } | undefined> {
+  return db.selectFrom('invoices').select(['revision', 'buyer_status']).where('team_id', '=', teamId).where('public_id', '=', publicId).executeTakeFirst();
+}
