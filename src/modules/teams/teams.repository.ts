@@ -30,6 +30,15 @@ export async function findTeam(db: Executor, teamId: string): Promise<TeamRow | 
   return db.selectFrom('teams').selectAll().where('id', '=', teamId).executeTakeFirst();
 }
 
+/**
+ * Serializes a team's counted creations (e.g. webhook endpoints within the tariff's limit) for the
+ * rest of the transaction: a no-op update takes the team row's lock on PostgreSQL and the write
+ * lock on SQLite, so two concurrent creates cannot both pass the count.
+ */
+export async function lockTeam(db: Executor, teamId: string): Promise<void> {
+  await db.updateTable('teams').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', teamId).execute();
+}
+
 export async function findTariff(db: Executor, tariffId: string): Promise<TariffRow | undefined> {
   return db.selectFrom('tariffs').selectAll().where('id', '=', tariffId).executeTakeFirst();
 }

@@ -9,7 +9,7 @@ import { isoNow, type Clock } from '../../shared/clock.js';
 import { ApiError } from '../../shared/errors.js';
 import { randomToken } from '../../shared/tokens.js';
 import { findEvents, latestPosition, toPublicEvent, type PublicEvent } from '../events/index.js';
-import type { AuthContext } from '../teams/index.js';
+import { lockTeam, type AuthContext } from '../teams/index.js';
 import { newSigningSecret, type SecretBox } from './secrets.js';
 import { checkWebhookUrl, UnsafeUrlError, type UrlPolicy } from './url-safety.js';
 import * as repo from './webhooks.repository.js';
@@ -97,6 +97,8 @@ export class WebhooksService {
     if (auth.mode === 'demo') return { ok: true, endpoint: view, secret, demo_mode: true };
     const max = auth.tariff.max_webhook_endpoints;
     await this.deps.db.transaction().execute(async (trx) => {
+      // Concurrent creates of one team queue here, so together they never pass the limit.
+      await lockTeam(trx, auth.teamId);
       if ((await repo.countEndpoints(trx, auth.teamId)) >= max) {
         throw new ApiError('webhook_endpoints_over_tariff_limit', { details: `the team's tariff allows ${max} webhook endpoint(s)` });
       }

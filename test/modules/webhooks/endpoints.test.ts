@@ -102,6 +102,16 @@ describe('webhook endpoints', () => {
     expect((await create(ACME, { url: 'http://127.0.0.1:9/h4' })).statusCode).toBe(201);
   });
 
+  it('never lets concurrent creates pass the tariff limit together', async () => {
+    const listed = await t.call({ method: 'GET', url: '/api/v1/webhook_endpoints', headers: BETA });
+    const room = 5 - (listed.json().items as unknown[]).length;
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => create(BETA, { url: `http://127.0.0.1:9/race${i}` })));
+    expect(results.filter((r) => r.statusCode === 201)).toHaveLength(room);
+    expect(results.filter((r) => r.statusCode === 403)).toHaveLength(8 - room);
+    const after = await t.call({ method: 'GET', url: '/api/v1/webhook_endpoints', headers: BETA });
+    expect(after.json().items).toHaveLength(5);
+  });
+
   it('bounds the body: unknown event types, too many, unknown fields are 400', async () => {
     for (const payload of [{ url: 'http://127.0.0.1:9/x', events: ['invoice.exploded'] }, { url: 'http://127.0.0.1:9/x', extra: 1 }, { url: 'x'.repeat(3000) }]) {
       const res = await create(BETA, payload);
