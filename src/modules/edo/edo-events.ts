@@ -11,6 +11,8 @@ import { recordEvent } from '../events/index.js';
 export interface EdoDocumentPort {
   onDelivered(db: Executor, teamId: string, publicId: string): Promise<void>;
   onChanged(db: Executor, teamId: string, publicId: string, now: string): Promise<void>;
+  /** Locks the document's row first, so EDO transactions lock in a document update's order. */
+  lock(db: Executor, teamId: string, publicId: string): Promise<void>;
 }
 
 export async function recordEdoStatusChange(

@@ -33,6 +33,7 @@ export async function applyStatus(
   await db.transaction().execute(async (trx) => {
     const job = await repo.findJob(trx, teamId, jobId);
     if (!job) return;
+    await documents.lock(trx, teamId, job.public_id);
     const values = {
       operator_document_id: job.operator_document_id ?? news.operatorDocumentId,
       sent_at: job.sent_at ?? at,

@@ -240,6 +240,7 @@ export class EdoService {
     }
     const now = isoNow(this.deps.clock);
     const recorded = await this.db.transaction().execute(async (trx) => {
+      await this.deps.documents.lock(trx, row.team_id, row.public_id);
       if (!(await outbox.markSent(trx, fence, now))) return false;
       // The operator that actually took it (every node should share one EDO configuration).
       const operator = this.deps.operator.kind;
@@ -293,6 +294,7 @@ export class EdoService {
     const nowIso = now.toISOString();
     if (final) {
       const recorded = await this.db.transaction().execute(async (trx) => {
+        await this.deps.documents.lock(trx, row.team_id, row.public_id);
         if (!(await outbox.markFailed(trx, fence, nowIso, failure.message, failure.code))) return false;
         const job = await repo.findJob(trx, row.team_id, row.id);
         if (await repo.updateJobIf(trx, row.team_id, row.id, 'queued', { status: 'failed', failed_at: nowIso, updated_at: nowIso })) {

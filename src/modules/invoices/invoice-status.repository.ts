@@ -130,10 +130,26 @@ export async function touchDocument(db: Executor, teamId: string, publicId: stri
   await db.updateTable('invoices').set({ changed_at: now }).where('team_id', '=', teamId).where('public_id', '=', publicId).execute();
 }
 
+/**
+ * Locks the document's row for the rest of the transaction without changing it (a no-op update):
+ * a background transaction that will move the document (EDO news) takes this first, so it locks
+ * in the same order as a document update (the document, then its jobs and outbox rows) and the
+ * two can never deadlock.
+ */
+export async function lockDocument(db: Executor, teamId: string, publicId: string): Promise<void> {
+  await db
+    .updateTable('invoices')
+    .set((eb) => ({ changed_at: eb.ref('changed_at') }))
+    .where('team_id', '=', teamId)
+    .where('public_id', '=', publicId)
+    .execute();
+}
+
 /** What notifications and edo receive in their dependencies (wired in app.ts and worker.ts). */
 export const documentStatusPort = {
   onDelivered: markBuyerSent,
   onChanged: touchDocument,
+  lock: lockDocument,
   storeNotificationOutcome,
   markRestricted,
 };
