@@ -3,6 +3,7 @@
  * one transaction on SQLite, each in its own savepoint; a failing write is rolled back alone
  * and its neighbours are stored; nobody is told "stored" before the commit.
  */
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GroupCommit } from '../../src/db/group-commit.js';
 import { createTestDb, usingPostgres, type TestDatabase } from '../helpers/db.js';
@@ -84,5 +85,26 @@ describe('GroupCommit', () => {
     await a;
     await c;
     expect(await teamIds('gt-')).toEqual(['gt-a', 'gt-c']);
+  });
+
+  it.skipIf(usingPostgres())('when the COMMIT fails, no write of the batch is stored and every one is told so', async () => {
+    const group = new GroupCommit(db.db);
+    const good = [0, 1, 2].map((i) => group.run(async (trx) => trx.insertInto('teams').values(team(`gf-${i}`)).execute()));
+    // A foreign key checked only at COMMIT (SQLite's defer_foreign_keys): the statement passes,
+    // the batch's COMMIT fails.
+    const poisoned = group.run(async (trx) => {
+      await sql`pragma defer_foreign_keys = on`.execute(trx);
+      await trx
+        .insertInto('api_keys')
+        .values({ id: 990077, team_id: 'no-such-team', kind: 'live', name: 'x', secret_hash: 'f'.repeat(64), active: 1, created_at: now, updated_at: now } as never)
+        .execute();
+    });
+    const results = await Promise.allSettled([...good, poisoned]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
+    expect(String((results[0] as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY/i);
+    expect(await teamIds('gf-')).toEqual([]);
+    // The queue goes on with the next batch.
+    await group.run(async (trx) => trx.insertInto('teams').values(team('gf-after')).execute());
+    expect(await teamIds('gf-')).toEqual(['gf-after']);
   });
 });
