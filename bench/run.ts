@@ -92,6 +92,8 @@ interface Row {
   total_requests: number;
   non_2xx: number;
   errors: number;
+  /** The service process's CPU time (user + system) per answered request, ms: steadier than req/s on a shared machine. */
+  cpu_ms_per_request: number | null;
   /** The service's resident memory before and after the scenario, MB (null for the baseline). */
   rss_start_mb: number | null;
   rss_end_mb: number | null;
@@ -228,6 +230,18 @@ function rssMb(pid: number | undefined): number | null {
   }
 }
 
+/** A process's CPU time (user + system) in ms, from /proc (null where there is none). */
+function cpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / 100 : null;
+  } catch {
+    return null;
+  }
+}
+
 function gitCommit(): string | null {
   try {
     return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -238,13 +252,13 @@ function gitCommit(): string | null {
 
 function markdownTable(rows: Row[]): string {
   const lines = [
-    '| scenario | request | req/s | p50 ms | p99 ms | ratio to baseline | requests | non-2xx | errors | RSS MB before → after |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | request | req/s | p50 ms | p99 ms | ratio to baseline | CPU ms/req | requests | non-2xx | errors | RSS MB before → after |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
     const ratio = r.ratio_to_baseline === null ? '–' : r.ratio_to_baseline.toFixed(2);
     lines.push(
-      `| ${r.scenario} | ${r.method} ${r.path} | ${Math.round(r.requests_per_sec)} | ${r.p50_ms} | ${r.p99_ms} | ${ratio} | ${r.total_requests} | ${r.non_2xx} | ${r.errors} | ${r.rss_start_mb === null ? '–' : `${r.rss_start_mb} → ${r.rss_end_mb}`} |`,
+      `| ${r.scenario} | ${r.method} ${r.path} | ${Math.round(r.requests_per_sec)} | ${r.p50_ms} | ${r.p99_ms} | ${ratio} | ${r.cpu_ms_per_request === null ? '–' : r.cpu_ms_per_request.toFixed(2)} | ${r.total_requests} | ${r.non_2xx} | ${r.errors} | ${r.rss_start_mb === null ? '–' : `${r.rss_start_mb} → ${r.rss_end_mb}`} |`,
     );
   }
   return lines.join('\n');
@@ -314,7 +328,9 @@ async function main(): Promise<void> {
     await scenario.setup?.(ctx);
     await measure(url, scenario, WARMUP_SEC);
     const rssStart = scenario.target === 'service' ? rssMb(service.pid) : null;
+    const cpuStart = scenario.target === 'service' ? cpuMs(service.pid) : null;
     const result = await measure(url, scenario, scenario.durationSec ?? DURATION_SEC);
+    const cpuEnd = scenario.target === 'service' ? cpuMs(service.pid) : null;
     const rssEnd = scenario.target === 'service' ? rssMb(service.pid) : null;
     rows.push({
       scenario: scenario.name,
@@ -324,6 +340,8 @@ async function main(): Promise<void> {
       p50_ms: result.latency.p50,
       p99_ms: result.latency.p99,
       ratio_to_baseline: null,
+      cpu_ms_per_request:
+        cpuStart !== null && cpuEnd !== null && result.requests.total > 0 ? (cpuEnd - cpuStart) / result.requests.total : null,
       total_requests: result.requests.total,
       non_2xx: result.non2xx,
       errors: result.errors,

@@ -20,6 +20,7 @@
 import type { Transaction } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
+import { groupCommitFor, type GroupCommit } from '../../db/group-commit.js';
 import type { Database } from '../../db/types.js';
 import { ApiError } from '../../shared/errors.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
@@ -38,6 +39,12 @@ export interface IdempotencyOptions {
 
 export class IdempotencyStore {
   private readonly deliveryLeaseMs: number;
+  /**
+   * The claim, its release and the final answer are small durable writes of their own: they
+   * join the document writes' group commit (src/db/group-commit.ts) instead of each paying an
+   * fsync of its own on SQLite.
+   */
+  private readonly commits: GroupCommit;
 
   constructor(
     private readonly db: Db,
@@ -45,6 +52,7 @@ export class IdempotencyStore {
     options: IdempotencyOptions = {},
   ) {
     this.deliveryLeaseMs = options.deliveryLeaseMs ?? PENDING_LEASE_MS;
+    this.commits = groupCommitFor(db);
   }
 
   async run(
@@ -65,21 +73,23 @@ export class IdempotencyStore {
       });
     } catch (err) {
       // Nothing was stored: release the key (if still ours) so a corrected retry can run.
-      await repo.releaseClaim(this.db, teamId, key, claimedAt);
+      await this.commits.run((trx) => repo.releaseClaim(trx, teamId, key, claimedAt));
       throw err;
     }
     // The transaction recorded the response as committed (e-mails not yet attempted, no status);
     // the final one, after the bounded delivery attempt, replaces it so replays match the first answer.
-    await repo.recordFinal(this.db, teamId, key, claimedAt, outcome.status, JSON.stringify(outcome.body));
+    await this.commits.run((trx) => repo.recordFinal(trx, teamId, key, claimedAt, outcome.status, JSON.stringify(outcome.body)));
     return outcome;
   }
 
   /** Claims the key, or returns the replay of a finished request, or throws for a conflict. */
   private async claim(teamId: string, key: string, hash: string, now: Date): Promise<WriteOutcome | null> {
     const nowIso = now.toISOString();
-    await repo.deleteExpiredKeys(this.db, teamId, nowIso);
     try {
-      await repo.insertClaim(this.db, teamId, key, hash, nowIso, new Date(now.getTime() + TTL_MS).toISOString());
+      await this.commits.run(async (trx) => {
+        await repo.deleteExpiredKeys(trx, teamId, nowIso);
+        await repo.insertClaim(trx, teamId, key, hash, nowIso, new Date(now.getTime() + TTL_MS).toISOString());
+      });
       return null;
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;

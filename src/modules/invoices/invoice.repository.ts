@@ -56,7 +56,11 @@ export async function replaceItems(
   items: Array<Insertable<InvoiceItemsTable>>,
 ): Promise<void> {
   await db.deleteFrom('invoice_items').where('team_id', '=', teamId).where('public_id', '=', publicId).execute();
-  // Chunks keep each statement under SQLite's bound-parameter limit.
+  await insertItems(db, items);
+}
+
+/** A new document's items: one multi-row INSERT (chunks keep each under SQLite's bound-parameter limit). */
+export async function insertItems(db: Executor, items: Array<Insertable<InvoiceItemsTable>>): Promise<void> {
   for (let i = 0; i < items.length; i += 200) {
     await db.insertInto('invoice_items').values(items.slice(i, i + 200)).execute();
   }

@@ -5,6 +5,7 @@
 import type { Transaction } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
+import { groupCommitFor, type GroupCommit } from '../../db/group-commit.js';
 import type { Database, InvoiceRow, ShareLinkRow } from '../../db/types.js';
 import { ApiError } from '../../shared/errors.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
@@ -88,8 +89,11 @@ export class InvoiceService {
   private readonly idempotency: IdempotencyStore;
   private readonly demo: DemoDocuments;
   private readonly effects: WriteEffects;
+  /** Document transactions: shared by writes arriving together on SQLite (src/db/group-commit.ts). */
+  private readonly commits: GroupCommit;
 
   constructor(private readonly deps: InvoiceServiceDeps) {
+    this.commits = groupCommitFor(deps.db);
     // A request that died after commit has its e-mails taken over by the worker after the lease.
     this.idempotency = new IdempotencyStore(deps.db, deps.clock, { deliveryLeaseMs: deps.notifications.policy.leaseMs });
     this.demo = new DemoDocuments(deps.bases, deps.demoPublicId);
@@ -285,9 +289,9 @@ export class InvoiceService {
     const links = newShareLinks(auth.teamId, publicId, invoice.api_recipients, now);
     let queued: QueuedEffects = { pending: null, edo: null };
     try {
-      await this.deps.db.transaction().execute(async (trx) => {
+      await this.commits.run(async (trx) => {
         await repo.insertInvoice(trx, row);
-        await repo.replaceItems(trx, auth.teamId, publicId, itemRows(auth.teamId, publicId, prepared));
+        await repo.insertItems(trx, itemRows(auth.teamId, publicId, prepared));
         await repo.insertShareLinks(trx, links);
         await recordWriteEvents(trx, null, row, now);
         queued = await this.effects.enqueue(trx, auth, row, prepared, links);
@@ -343,7 +347,7 @@ export class InvoiceService {
     const next: InvoiceRow = { ...current, ...values, revision: current.revision + 1, api_updated_at: apiUpdatedAt } as InvoiceRow;
     let links: ShareLinkRow[] = [];
     let queued: QueuedEffects = { pending: null, edo: null };
-    const applied = await this.deps.db.transaction().execute(async (trx) => {
+    const applied = await this.commits.run(async (trx) => {
       const ok = await repo.updateInvoice(trx, auth.teamId, publicId, current.revision, {
         ...values,
         revision: next.revision,

@@ -35,11 +35,17 @@ export interface NotificationsDeps {
   /** The invoices module's writes of delivery news (`documentStatusPort`). */
   documents: DocumentStatusPort;
   /** From Config: SMTP_URL, INVOICING_MAIL_FROM, the data directory (for `.eml` files). */
-  config: { smtpUrl: string | null; mailFrom: string; dataDir: string };
+  config: { smtpUrl: string | null; mailFrom: string; dataDir: string; inProcessWorker?: boolean };
   policy?: Partial<DeliveryPolicy>;
   smtpTimeouts?: Partial<SmtpTimeouts>;
   attachments?: AttachmentProvider;
   logger?: NotificationLogger;
+  /**
+   * Whether creates/updates attempt their e-mails in the request; by default what
+   * INVOICING_IN_PROCESS_WORKER says: a node without the in-process worker leaves them to
+   * `invoicing worker` (NotificationServiceDeps.deliverInRequest).
+   */
+  deliverInRequest?: boolean;
   /** Replaces the transport built from the config (tests). */
   transport?: MailTransport;
 }
@@ -65,6 +71,7 @@ export function createNotifications(deps: NotificationsDeps): Notifier {
     policy: deps.policy,
     attachments: deps.attachments,
     logger: deps.logger,
+    deliverInRequest: deps.deliverInRequest ?? deps.config.inProcessWorker ?? true,
   });
   const worker = new OutboxWorker(service, { logger: deps.logger });
   return {

@@ -61,6 +61,13 @@ export interface NotificationServiceDeps {
   policy?: Partial<DeliveryPolicy>;
   attachments?: AttachmentProvider;
   logger?: NotificationLogger;
+  /**
+   * Whether a create/update makes its one bounded attempt after commit (default true). An API
+   * node whose background work runs in `invoicing worker` (INVOICING_IN_PROCESS_WORKER=false)
+   * sets false: its e-mails are queued due now and the workers send them, so the request
+   * neither waits for SMTP nor renders the PDF; the answer is 207 with each e-mail `retrying`.
+   */
+  deliverInRequest?: boolean;
 }
 
 /** Handed from `enqueue` (inside the transaction) to `deliverNow` (after commit). */
@@ -150,6 +157,7 @@ export class NotificationService {
     const day = utcDay(now);
     const planned = planEmails(request, this.deps.bases);
     const rows: OutboxTable[] = [];
+    const attemptNow = this.deps.deliverInRequest ?? true;
     let quotaLeft = true;
     for (const [position, { recipient, view }] of planned.entries()) {
       let gate: { state: 'failed' | 'blocked'; error: string; code: string } | null = null;
@@ -163,6 +171,9 @@ export class NotificationService {
       }
       const lower = recipient.email.toLowerCase();
       const payload: EmailPayload = { v: 1, view };
+      // Leased to this request for its attempt, or left due now for the workers.
+      const state = gate ? gate.state : attemptNow ? 'sending' : 'pending';
+      const leased = state === 'sending';
       rows.push({
         team_id: request.teamId,
         id: randomToken(12),
@@ -174,12 +185,12 @@ export class NotificationService {
         idem_key: `${request.publicId}:${request.revision}:${lower}`,
         message_id: messageIdFor(request.publicId, request.revision, lower, this.host),
         payload: JSON.stringify(payload),
-        state: gate ? gate.state : 'sending',
-        attempts: gate ? 0 : 1,
+        state,
+        attempts: leased ? 1 : 0,
         max_attempts: this.policy.maxAttempts,
         next_attempt_at: nowIso,
-        locked_by: gate ? null : owner,
-        locked_until: gate ? null : leaseUntil,
+        locked_by: leased ? owner : null,
+        locked_until: leased ? leaseUntil : null,
         last_error: gate?.error ?? null,
         last_error_code: gate?.code ?? null,
         sent_at: null,

@@ -1,0 +1,115 @@
+/**
+ * Group commit for SQLite: writes that arrive together share one transaction and so one
+ * fsync (`synchronous=FULL` stays), each in its own SAVEPOINT.
+ *
+ * better-sqlite3 is synchronous, so a COMMIT's fsync holds the event loop; one transaction
+ * per document made the fsync the largest single cost of a create. Here a write is queued;
+ * when no batch is running, the writes waiting (at most `maxBatch`) become one batch:
+ *
+ *   BEGIN; SAVEPOINT w; <write 1>; RELEASE w; SAVEPOINT w; <write 2>; RELEASE w; …; COMMIT
+ *
+ * A write that throws is rolled back to its savepoint and rejected at once: nothing of it is
+ * stored and its neighbours go on. The others resolve only after the COMMIT returned (the
+ * WAL is on disk): a caller is never told "stored" before it is. If the COMMIT itself fails,
+ * every write of the batch is rejected (none is stored). Writes queued while a batch runs form
+ * the next batch, so under load batches grow by themselves and without load a write waits for
+ * nobody (a batch of one).
+ *
+ * A write sees only `trx`: using the database handle itself inside would wait for the
+ * connection the batch holds. PostgreSQL gets no batching (a transaction per write on the
+ * pool, whose server already groups concurrent commits' WAL flushes).
+ */
+import { sql, type Transaction } from 'kysely';
+import { dialectOf, type Db } from './database.js';
+import type { Database } from './types.js';
+
+export type TransactionWork<T> = (trx: Transaction<Database>) => Promise<T>;
+
+interface Queued {
+  work: TransactionWork<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Enough to share an fsync widely; small enough that a batch holds the loop briefly. */
+export const MAX_BATCH = 64;
+
+export class GroupCommit {
+  private readonly queue: Queued[] = [];
+  private running = false;
+  private readonly batching: boolean;
+  /** Batches committed and writes in them (observability and tests). */
+  readonly stats = { batches: 0, writes: 0, largest: 0 };
+
+  constructor(
+    private readonly db: Db,
+    private readonly maxBatch = MAX_BATCH,
+  ) {
+    this.batching = dialectOf(db) === 'sqlite';
+  }
+
+  /** Runs `work` in a transaction (shared with other writes on SQLite); resolves after commit. */
+  run<T>(work: TransactionWork<T>): Promise<T> {
+    if (!this.batching) return this.db.transaction().execute(work);
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work: work as TransactionWork<unknown>, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.running) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    try {
+      while (this.queue.length > 0) {
+        // Let the writes whose requests are already parsed join this batch.
+        await new Promise<void>((r) => setImmediate(r));
+        const batch = this.queue.splice(0, this.maxBatch);
+        await this.commitBatch(batch);
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async commitBatch(batch: Queued[]): Promise<void> {
+    const done: Array<{ item: Queued; value: unknown }> = [];
+    const settled = new Set<Queued>();
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        for (const item of batch) {
+          await sql`savepoint group_write`.execute(trx);
+          try {
+            const value = await item.work(trx);
+            await sql`release savepoint group_write`.execute(trx);
+            done.push({ item, value });
+          } catch (err) {
+            await sql`rollback to savepoint group_write`.execute(trx);
+            await sql`release savepoint group_write`.execute(trx);
+            settled.add(item);
+            item.reject(err);
+          }
+        }
+      });
+    } catch (err) {
+      // BEGIN, a savepoint statement or the COMMIT failed: nothing of the batch is stored.
+      for (const item of batch) if (!settled.has(item)) item.reject(err);
+      return;
+    }
+    this.stats.batches += 1;
+    this.stats.writes += done.length;
+    this.stats.largest = Math.max(this.stats.largest, batch.length);
+    for (const { item, value } of done) item.resolve(value);
+  }
+}
+
+const perDatabase = new WeakMap<Db, GroupCommit>();
+
+/** The one group-commit queue of a database handle (every writer of it must share it). */
+export function groupCommitFor(db: Db): GroupCommit {
+  let group = perDatabase.get(db);
+  if (!group) {
+    group = new GroupCommit(db);
+    perDatabase.set(db, group);
+  }
+  return group;
+}
