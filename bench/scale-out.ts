@@ -1,9 +1,9 @@
 /**
  * Scale-out benchmark (`BENCH_TOPOLOGY=two-nodes npm run bench`): one `invoicing worker` and
  * API nodes (`dist/src/server.js`, INVOICING_IN_PROCESS_WORKER=false) on one PostgreSQL
- * database and one Redis. Each scenario runs first against one node, then with the same
- * connections spread over two nodes, and reports what shows scaling on a machine too small
- * for two nodes to be faster than one:
+ * database and one Redis. Each scenario runs against one node with all connections, one node
+ * with half of them, then two nodes with half each (equal load per node), and reports what
+ * shows scaling on a machine too small for two nodes to be faster than one:
  *
  * - CPU milliseconds per request of the API nodes (utime + stime from /proc/<pid>/stat,
  *   worker threads included) and of the worker;
@@ -173,6 +173,7 @@ async function redisCalls(redis: Redis): Promise<{ total: number; byCommand: Rec
 interface Phase {
   scenario: string;
   nodes: 1 | 2;
+  connections_per_node: number;
   requests: number;
   non2xx: number;
   errors: number;
@@ -308,9 +309,10 @@ export async function runScaleOut(): Promise<void> {
   const phases: Phase[] = [];
   process.stdout.write(`Scale-out benchmark: ${DURATION} s per phase after ${WARMUP} s warm-up, ${CONNECTIONS} connections, PostgreSQL ${target.host}:${target.port}, Redis ${privateRedis ? 'private' : redisUrl}\n`);
   for (const scenario of selected) {
-    for (const count of [1, 2] as const) {
+    // One node with all connections, one node with half of them (the per-node load of the
+    // next phase), two nodes with half each: the second and third compare equal per-node load.
+    for (const [count, share] of [[1, CONNECTIONS], [1, Math.max(1, Math.floor(CONNECTIONS / 2))], [2, Math.max(1, Math.floor(CONNECTIONS / 2))]] as const) {
       const targets = nodes.slice(0, count);
-      const share = Math.max(1, Math.floor(CONNECTIONS / count));
       await Promise.all(targets.map((n) => cannon(n.url, scenario, share, WARMUP)));
       // Let the worker catch up with the warm-up's background jobs before counting.
       await new Promise((r) => setTimeout(r, 1_000));
@@ -339,6 +341,7 @@ export async function runScaleOut(): Promise<void> {
       const phase: Phase = {
         scenario: scenario.name,
         nodes: count,
+        connections_per_node: share,
         requests: ok,
         non2xx: results.reduce((s, r) => s + r.non2xx, 0),
         errors: results.reduce((s, r) => s + r.errors, 0),
@@ -363,18 +366,18 @@ export async function runScaleOut(): Promise<void> {
         redis_clients: r1.clients - 1,
       };
       phases.push(phase);
-      process.stdout.write(`  ${scenario.name} on ${count} node(s): ${phase.requests_per_sec} req/s, ${phase.node_cpu_ms_per_request} CPU ms/req, ${phase.pg_round_trips_per_request} PG round trips/req, ${phase.redis_round_trips_per_request} Redis round trips/req\n`);
+      process.stdout.write(`  ${scenario.name} on ${count} node(s) × ${share} connections: ${phase.requests_per_sec} req/s, ${phase.node_cpu_ms_per_request} CPU ms/req, ${phase.pg_round_trips_per_request} PG round trips/req, ${phase.redis_round_trips_per_request} Redis round trips/req\n`);
     }
   }
   // The background jobs the EDO scenario queued: the worker sends them after the load.
   const workerRoundTrips = proxies.w.roundTrips;
 
   const table = [
-    '| scenario | nodes | req/s | p50 ms | p99 ms | non-2xx | API CPU ms/req | worker CPU ms/req | PG round trips/req (API, worker) | PG connections open (node A, B) | Redis round trips/req | Redis commands executed/req | Redis clients |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|',
+    '| scenario | nodes × connections | req/s | p50 ms | p99 ms | non-2xx | API CPU ms/req | worker CPU ms/req | PG round trips/req (API, worker) | PG connections open (node A, B) | Redis round trips/req | Redis commands executed/req | Redis clients |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|',
     ...phases.map(
       (p) =>
-        `| ${p.scenario} | ${p.nodes} | ${p.requests_per_sec} | ${p.p50_ms} | ${p.p99_ms} | ${p.non2xx + p.errors} | ${p.node_cpu_ms_per_request} | ${p.worker_cpu_ms_per_request} | ${p.pg_round_trips_per_request}, ${p.worker_pg_round_trips_per_request} | ${p.pg_connections_per_node.join(', ')} | ${p.redis_round_trips_per_request} | ${p.redis_commands_per_request} (${Object.entries(p.redis_commands).map(([c, n]) => `${c} ${n}`).join(', ')}) | ${p.redis_clients} |`,
+        `| ${p.scenario} | ${p.nodes} × ${p.connections_per_node} | ${p.requests_per_sec} | ${p.p50_ms} | ${p.p99_ms} | ${p.non2xx + p.errors} | ${p.node_cpu_ms_per_request} | ${p.worker_cpu_ms_per_request} | ${p.pg_round_trips_per_request}, ${p.worker_pg_round_trips_per_request} | ${p.pg_connections_per_node.join(', ')} | ${p.redis_round_trips_per_request} | ${p.redis_commands_per_request} (${Object.entries(p.redis_commands).map(([c, n]) => `${c} ${n}`).join(', ')}) | ${p.redis_clients} |`,
     ),
   ].join('\n');
   const meta = {
@@ -404,13 +407,13 @@ export async function runScaleOut(): Promise<void> {
     '',
     `Commit ${meta.commit ?? 'unknown'}, Node ${meta.node}, ${meta.cores} × ${meta.cpu}, 1-minute load average ${meta.load_average_1m} at the end.`,
     `Two API nodes (INVOICING_IN_PROCESS_WORKER=false) and one \`invoicing worker\` on one PostgreSQL database and ${meta.redis}.`,
-    `Each scenario: ${CONNECTIONS} connections on one node, then ${Math.floor(CONNECTIONS / 2)} on each of two, ${DURATION} s after a ${WARMUP} s warm-up (autocannon in the same machine).`,
+    `Each scenario: ${CONNECTIONS} connections on one node, ${Math.floor(CONNECTIONS / 2)} on one node, then ${Math.floor(CONNECTIONS / 2)} on each of two; ${DURATION} s each after a ${WARMUP} s warm-up (autocannon in the same machine).`,
     'CPU from /proc/<pid>/stat (all threads); PostgreSQL round trips = Sync + Query messages counted by a TCP proxy per node; Redis commands from INFO commandstats.',
     '',
     table,
     '',
     ...phases
-      .filter((p) => p.nodes === 1)
+      .filter((p) => p.nodes === 1 && p.connections_per_node === CONNECTIONS)
       .flatMap((p) => [
         `Statements per request of the API nodes, ${p.scenario} (first 60 characters; each Parse/Query is one round trip with its Sync):`,
         '',
