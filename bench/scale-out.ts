@@ -6,7 +6,8 @@
  * shows scaling on a machine too small for two nodes to be faster than one:
  *
  * - CPU milliseconds per request of the API nodes (utime + stime from /proc/<pid>/stat,
- *   worker threads included) and of the worker;
+ *   worker threads included) and of the worker (measured until it has worked off the jobs the
+ *   window queued);
  * - PostgreSQL round trips per request: each node (and the worker) reaches PostgreSQL through
  *   a counting TCP proxy in this process, which counts the client's Sync ('S') and simple
  *   Query ('Q') messages (one per round trip: node-postgres sends Parse/Bind/Execute/Sync per
@@ -285,6 +286,21 @@ export async function runScaleOut(): Promise<void> {
   }
   const worker = start([process.execPath, cli, 'worker'], baseEnv(proxies.w), path.join(tmp, 'worker.log'));
 
+  // Background jobs still to do (EDO sends): counted straight in the database, not through a proxy.
+  const direct = new URL(admin);
+  direct.pathname = `/${dbName}`;
+  const watcher = new pg.Client({ connectionString: direct.toString() });
+  await watcher.connect();
+  const drained = async () => {
+    const deadline = Date.now() + 300_000;
+    while (Date.now() < deadline) {
+      const { rows } = await watcher.query<{ n: string }>("select count(*) as n from outbox where state in ('pending', 'sending')");
+      if (Number(rows[0]?.n ?? 0) === 0) return;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error('the worker did not work off the queue within 5 minutes');
+  };
+
   const headers = { 'x-api-key': KEY, 'content-type': 'application/json' };
   const seed = await fetch(`${nodes[0]!.url}/api/v1/invoices`, { method: 'POST', headers, body: JSON.stringify(documentBody(INN, 'SCALE-GET')) });
   if (seed.status !== 200) throw new Error(`seeding answered ${seed.status}: ${await seed.text()}`);
@@ -315,7 +331,7 @@ export async function runScaleOut(): Promise<void> {
       const targets = nodes.slice(0, count);
       await Promise.all(targets.map((n) => cannon(n.url, scenario, share, WARMUP)));
       // Let the worker catch up with the warm-up's background jobs before counting.
-      await new Promise((r) => setTimeout(r, 1_000));
+      await drained();
       const cpu0 = nodes.map((n) => cpuMs(n.child.pid!));
       const wcpu0 = cpuMs(worker.pid!);
       const st0 = statementCounts([proxies.a, proxies.b]);
@@ -323,6 +339,9 @@ export async function runScaleOut(): Promise<void> {
       const r0 = await redisCalls(redis);
       const results = await Promise.all(targets.map((n) => cannon(n.url, scenario, share, DURATION)));
       const cpu1 = nodes.map((n) => cpuMs(n.child.pid!));
+      const pgOpen = [proxies.a.open, proxies.b.open];
+      // The worker's share: until it has worked off every job the window queued.
+      await drained();
       const wcpu1 = cpuMs(worker.pid!);
       const st1 = statementCounts([proxies.a, proxies.b]);
       const rt1 = [proxies.a.roundTrips, proxies.b.roundTrips, proxies.w.roundTrips];
@@ -352,7 +371,7 @@ export async function runScaleOut(): Promise<void> {
         worker_cpu_ms_per_request: round((wcpu1 - wcpu0) / ok),
         pg_round_trips_per_request: round((rt1[0]! - rt0[0]! + rt1[1]! - rt0[1]!) / ok),
         worker_pg_round_trips_per_request: round((rt1[2]! - rt0[2]!) / ok),
-        pg_connections_per_node: [proxies.a.open, proxies.b.open],
+        pg_connections_per_node: pgOpen,
         pg_statements_per_request: Object.fromEntries(
           [...st1.entries()]
             .map(([k, n]) => [k, round((n - (st0.get(k) ?? 0)) / ok)] as const)
@@ -408,7 +427,7 @@ export async function runScaleOut(): Promise<void> {
     `Commit ${meta.commit ?? 'unknown'}, Node ${meta.node}, ${meta.cores} × ${meta.cpu}, 1-minute load average ${meta.load_average_1m} at the end.`,
     `Two API nodes (INVOICING_IN_PROCESS_WORKER=false) and one \`invoicing worker\` on one PostgreSQL database and ${meta.redis}.`,
     `Each scenario: ${CONNECTIONS} connections on one node, ${Math.floor(CONNECTIONS / 2)} on one node, then ${Math.floor(CONNECTIONS / 2)} on each of two; ${DURATION} s each after a ${WARMUP} s warm-up (autocannon in the same machine).`,
-    'CPU from /proc/<pid>/stat (all threads); PostgreSQL round trips = Sync + Query messages counted by a TCP proxy per node; Redis commands from INFO commandstats.',
+    'CPU from /proc/<pid>/stat (all threads; the worker\'s until it has worked off the jobs the window queued); PostgreSQL round trips = Sync + Query messages counted by a TCP proxy per node; Redis commands from INFO commandstats.',
     '',
     table,
     '',
@@ -426,6 +445,7 @@ export async function runScaleOut(): Promise<void> {
   process.stdout.write(`\nWritten bench/results/${stamp}.md and .json\n`);
 
   redis.disconnect();
+  await watcher.end();
   await stopAll();
   for (const proxy of Object.values(proxies)) proxy.close();
   await adminClient.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
