@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { hostileScenarios } from './hostile-scenarios.js';
 import { ensureTemplate, listScenarios } from './list-scenarios.js';
+import { killScaleOutChildren, runScaleOut } from './scale-out.js';
 
 /** dist/bench/run.js or bench/run.ts: the repository is two levels or one level up. */
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -265,6 +266,8 @@ function markdownTable(rows: Row[]): string {
 }
 
 async function main(): Promise<void> {
+  // BENCH_TOPOLOGY=two-nodes: two API nodes and a worker on PostgreSQL + Redis (bench/scale-out.ts).
+  if (process.env.BENCH_TOPOLOGY === 'two-nodes') return runScaleOut();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'invoicing-bench-'));
   const databaseUrl = process.env.DATABASE_URL || `sqlite:${path.join(tmp, 'bench.sqlite')}`;
   const serverEntry = path.join(REPO_ROOT, 'dist', 'src', 'server.js');
@@ -398,6 +401,7 @@ async function main(): Promise<void> {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     for (const child of children) child.kill('SIGKILL');
+    killScaleOutChildren();
     process.exit(130);
   });
 }

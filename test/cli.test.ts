@@ -82,6 +82,31 @@ describe('invoicing migrate', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toContain('up to date');
   });
+
+  it('leaves alone a database a newer release migrated (rolling restart), but still refuses one missing its own migrations', async () => {
+    const future = { name: '2099-01-01T0000_from_a_newer_release', timestamp: '2099-01-01T00:00:00.000Z' };
+    const table = 'kysely_migration' as never;
+    await db().db.insertInto(table).values(future as never).execute();
+    try {
+      // Every migration of this release is applied: an old node restarting mid-roll starts.
+      const older = await runCli(['migrate'], env);
+      expect(older.code, older.stderr).toBe(0);
+      expect(older.stdout).toContain('up to date');
+
+      // One of this release's own migrations is not recorded: not a newer database, refused.
+      const own = (await db().db.selectFrom(table).selectAll().where('name' as never, 'like', '%link_epoch' as never).executeTakeFirstOrThrow()) as { name: string };
+      await db().db.deleteFrom(table).where('name' as never, '=', own.name as never).execute();
+      try {
+        const broken = await runCli(['migrate'], env);
+        expect(broken.code).toBe(1);
+        expect(broken.stderr).toContain(`previously executed migration ${future.name} is missing`);
+      } finally {
+        await db().db.insertInto(table).values(own as never).execute();
+      }
+    } finally {
+      await db().db.deleteFrom(table).where('name' as never, '=', future.name as never).execute();
+    }
+  });
 });
 
 describe('invoicing import', () => {

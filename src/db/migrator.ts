@@ -28,8 +28,20 @@ class StaticProvider implements MigrationProvider {
   }
 }
 
+/**
+ * Applies this release's pending migrations, under the migrator's lock; returns their names.
+ *
+ * When every migration of this release is already applied there is nothing to do, and the
+ * database is left alone even if it holds migrations this release does not know: a newer
+ * release migrated it during a rolling restart (migrations are forward-only and additive, so
+ * the previous release keeps working on the new schema; docs/deployment.md). Kysely would
+ * refuse to start with "corrupted migrations" there. A renamed or missing migration of this
+ * release still fails below.
+ */
 export async function migrateToLatest(db: Db): Promise<string[]> {
   const migrator = new Migrator({ db, provider: new StaticProvider() });
+  const known = await migrator.getMigrations();
+  if (known.every((m) => m.executedAt !== undefined)) return [];
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

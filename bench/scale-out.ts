@@ -1,0 +1,486 @@
+/**
+ * Scale-out benchmark (`BENCH_TOPOLOGY=two-nodes npm run bench`): one `invoicing worker` and
+ * API nodes (`dist/src/server.js`, INVOICING_IN_PROCESS_WORKER=false) on one PostgreSQL
+ * database and one Redis. Each scenario runs against one node with all connections, one node
+ * with half of them, then two nodes with half each (equal load per node), and reports what
+ * shows scaling on a machine too small for two nodes to be faster than one:
+ *
+ * - CPU milliseconds per request of the API nodes (utime + stime from /proc/<pid>/stat,
+ *   worker threads included) and of the worker (measured until it has worked off the jobs the
+ *   window queued);
+ * - PostgreSQL round trips per request: each node (and the worker) reaches PostgreSQL through
+ *   a counting TCP proxy in this process, which counts the client's Sync ('S') and simple
+ *   Query ('Q') messages (one per round trip: node-postgres sends Parse/Bind/Execute/Sync per
+ *   query) and the connections opened;
+ * - Redis commands per request (`INFO commandstats` before and after) and Redis clients.
+ *
+ * Needs DATABASE_URL=postgres://… (a server where a database may be created: a new one,
+ * `invoicing_scale_<time>`, is created and dropped). Redis: a private `redis-server` on a free
+ * port when the binary is on PATH (so no one else's commands are counted), else REDIS_URL.
+ * BENCH_DURATION (default 10 s per phase), BENCH_CONNECTIONS (default 50), BENCH_SCENARIOS
+ * (invoice-create, invoice-get, invoice-create-edo).
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { documentBody } from './list-scenarios.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO_ROOT = fs.existsSync(path.join(HERE, '..', 'package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
+const RESULTS_DIR = path.join(REPO_ROOT, 'bench', 'results');
+const KEY = 'ak_bench_0000000000000000000000000001';
+const INN = '7707083893';
+const CLK_TCK = 100;
+
+const env = (name: string, fallback: number) => {
+  const raw = process.env[name];
+  const value = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (got ${JSON.stringify(raw)})`);
+  return value;
+};
+const DURATION = env('BENCH_DURATION', 10);
+const CONNECTIONS = env('BENCH_CONNECTIONS', 50);
+const WARMUP = Math.min(2, DURATION);
+
+/** A TCP proxy to PostgreSQL counting the client's round trips and connections. */
+class CountingPgProxy {
+  roundTrips = 0;
+  /** Statements parsed or sent, by their first words (for what a request's round trips are). */
+  readonly statements = new Map<string, number>();
+  opened = 0;
+  open = 0;
+  peakOpen = 0;
+  private server: net.Server | null = null;
+  port = 0;
+
+  constructor(private readonly target: { host: string; port: number }) {}
+
+  async start(): Promise<this> {
+    this.server = net.createServer((client) => {
+      this.opened++;
+      this.open++;
+      this.peakOpen = Math.max(this.peakOpen, this.open);
+      const upstream = net.connect(this.target.port, this.target.host);
+      let started = false;
+      let pending: Buffer = Buffer.alloc(0);
+      client.on('data', (chunk: Buffer) => {
+        upstream.write(chunk);
+        pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+        for (;;) {
+          if (!started) {
+            // Untyped start-up packets: length, then a code (SSL/GSS requests come first).
+            if (pending.length < 8) break;
+            const length = pending.readInt32BE(0);
+            if (pending.length < length) break;
+            const code = pending.readInt32BE(4);
+            if (code !== 80877103 && code !== 80877104) started = true;
+            pending = pending.subarray(length);
+            continue;
+          }
+          if (pending.length < 5) break;
+          const length = pending.readInt32BE(1);
+          if (pending.length < 1 + length) break;
+          const type = pending[0];
+          if (type === 0x53 /* S: Sync */ || type === 0x51 /* Q: Query */) this.roundTrips++;
+          if (type === 0x50 /* P: Parse */ || type === 0x51) {
+            // Parse: statement name (C string), then the query; Query: the query.
+            let text = pending.subarray(5, 1 + length).toString('utf8');
+            if (type === 0x50) text = text.slice(text.indexOf('\0') + 1);
+            const key = text.replace(/\0.*$/s, '').replace(/\s+/g, ' ').slice(0, 60);
+            this.statements.set(key, (this.statements.get(key) ?? 0) + 1);
+          }
+          pending = pending.subarray(1 + length);
+        }
+      });
+      upstream.on('data', (chunk) => client.write(chunk));
+      const close = () => {
+        client.destroy();
+        upstream.destroy();
+      };
+      let closed = false;
+      const onClose = () => {
+        if (!closed) {
+          closed = true;
+          this.open--;
+        }
+        close();
+      };
+      client.on('close', onClose).on('error', onClose);
+      upstream.on('close', onClose).on('error', onClose);
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as net.AddressInfo).port;
+    return this;
+  }
+
+  close(): void {
+    this.server?.close();
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const children: ChildProcess[] = [];
+
+function start(args: string[], childEnv: NodeJS.ProcessEnv, log: string): ChildProcess {
+  const fd = fs.openSync(log, 'a');
+  const child = spawn(args[0]!, args.slice(1), { cwd: REPO_ROOT, env: childEnv, stdio: ['ignore', fd, fd] });
+  fs.closeSync(fd);
+  children.push(child);
+  return child;
+}
+
+async function waitFor(url: string, log: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not answer:\n${fs.readFileSync(log, 'utf8')}`);
+}
+
+/** utime + stime of a process (all its threads), in ms. */
+function cpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+}
+
+async function redisCalls(redis: Redis): Promise<{ total: number; byCommand: Record<string, number>; clients: number }> {
+  const stats = await redis.info('commandstats');
+  const byCommand: Record<string, number> = {};
+  for (const m of stats.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)) byCommand[m[1]!] = Number(m[2]);
+  const clients = Number(/connected_clients:(\d+)/.exec(await redis.info('clients'))?.[1] ?? 0);
+  // INFO itself is counted too: the two INFO calls of each snapshot are subtracted by the caller.
+  return { total: Object.values(byCommand).reduce((a, b) => a + b, 0), byCommand, clients };
+}
+
+interface Phase {
+  scenario: string;
+  nodes: 1 | 2;
+  connections_per_node: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  requests_per_sec: number;
+  p50_ms: number;
+  p99_ms: number;
+  node_cpu_ms_per_request: number;
+  worker_cpu_ms_per_request: number;
+  pg_round_trips_per_request: number;
+  worker_pg_round_trips_per_request: number;
+  pg_connections_per_node: number[];
+  /** The most frequent statements of the API nodes, per request. */
+  pg_statements_per_request: Record<string, number>;
+  /** Calls from the nodes (EVALSHA of the rate-limit script and any plain command). */
+  redis_round_trips_per_request: number;
+  /** Every command Redis executed, those run inside the script (GET, INCR, PEXPIRE) included. */
+  redis_commands_per_request: number;
+  redis_commands: Record<string, number>;
+  redis_clients: number;
+}
+
+interface Scenario {
+  name: string;
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+}
+
+export async function runScaleOut(): Promise<void> {
+  const admin = process.env.DATABASE_URL ?? '';
+  if (!/^postgres(ql)?:\/\//.test(admin)) throw new Error('BENCH_TOPOLOGY=two-nodes needs DATABASE_URL=postgres://… (PostgreSQL + Redis)');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'invoicing-scale-bench-'));
+  const dbName = `invoicing_scale_${Date.now()}`;
+  const adminClient = new pg.Client({ connectionString: admin });
+  await adminClient.connect();
+  await adminClient.query(`CREATE DATABASE ${dbName}`);
+  const serverUrl = new URL(admin);
+  const target = { host: serverUrl.hostname, port: Number(serverUrl.port || 5432) };
+
+  // Redis: private when possible, so only this run's commands are counted.
+  let redisUrl = process.env.REDIS_URL ?? '';
+  let privateRedis = false;
+  try {
+    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
+    const port = await freePort();
+    start(['redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], process.env, path.join(tmp, 'redis.log'));
+    redisUrl = `redis://127.0.0.1:${port}`;
+    privateRedis = true;
+    await new Promise((r) => setTimeout(r, 300));
+  } catch {
+    if (!redisUrl) throw new Error('no redis-server on PATH and no REDIS_URL');
+  }
+  const redis = new Redis(redisUrl);
+  redis.on('error', () => undefined);
+
+  const bootstrap = path.join(tmp, 'bootstrap.json');
+  const huge = { per_sec: 2_000_000_000, per_min: 2_000_000_000, per_day: 2_000_000_000 };
+  fs.writeFileSync(
+    bootstrap,
+    JSON.stringify({
+      tariffs: { bench: { max_organizations: 10, max_api_keys: 10, key_rate: huge, team_rate: huge, emails_per_day: 2_000_000_000, external_share: true } },
+      teams: [
+        {
+          id: 'bench',
+          name: 'Benchmark team',
+          tariff: 'bench',
+          api_keys: [{ id: 990001, name: 'bench', secret: KEY, active: true }],
+          organizations: [{ id: 'bench-org', name: 'ООО «Ромашка»', inn: INN, kpp: '773601001', edo_id: '2BM-7707083893-2012052808301120', active: true }],
+          bank_accounts: [
+            { id: 'bench-ba', organization_id: 'bench-org', bank_name: 'ПАО Сбербанк', bik: '044525225', account: '40702810938000000001', corr_account: '30101810400000000225', is_default: true },
+          ],
+        },
+      ],
+    }),
+  );
+
+  const proxies = { a: await new CountingPgProxy(target).start(), b: await new CountingPgProxy(target).start(), w: await new CountingPgProxy(target).start() };
+  const dbUrlVia = (proxy: CountingPgProxy) => {
+    const u = new URL(admin);
+    u.hostname = '127.0.0.1';
+    u.port = String(proxy.port);
+    u.pathname = `/${dbName}`;
+    return u.toString();
+  };
+  const baseEnv = (proxy: CountingPgProxy): NodeJS.ProcessEnv => ({
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    DATABASE_URL: dbUrlVia(proxy),
+    REDIS_URL: redisUrl,
+    INVOICING_BOOTSTRAP_FILE: bootstrap,
+    INVOICING_SECRET: 'bench-secret-0123456789abcdef0123456789abcdef',
+    INVOICING_IP_RATE_PER_SEC: '1000000',
+    INVOICING_IN_PROCESS_WORKER: 'false',
+    INVOICING_DATA_DIR: path.join(tmp, 'data'),
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+  });
+  const server = path.join(REPO_ROOT, 'dist', 'src', 'server.js');
+  const cli = path.join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
+  const nodes: Array<{ url: string; child: ChildProcess }> = [];
+  for (const proxy of [proxies.a, proxies.b]) {
+    const port = await freePort();
+    const log = path.join(tmp, `node-${port}.log`);
+    const child = start([process.execPath, server], { ...baseEnv(proxy), PORT: String(port) }, log);
+    const url = `http://127.0.0.1:${port}`;
+    await waitFor(`${url}/readyz`, log); // one after the other: the first applies the migrations
+    nodes.push({ url, child });
+  }
+  const worker = start([process.execPath, cli, 'worker'], baseEnv(proxies.w), path.join(tmp, 'worker.log'));
+
+  // Background jobs still to do (EDO sends): counted straight in the database, not through a proxy.
+  const direct = new URL(admin);
+  direct.pathname = `/${dbName}`;
+  const watcher = new pg.Client({ connectionString: direct.toString() });
+  await watcher.connect();
+  const drained = async () => {
+    const deadline = Date.now() + 300_000;
+    while (Date.now() < deadline) {
+      const { rows } = await watcher.query<{ n: string }>("select count(*) as n from outbox where state in ('pending', 'sending')");
+      if (Number(rows[0]?.n ?? 0) === 0) return;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error('the worker did not work off the queue within 5 minutes');
+  };
+
+  const headers = { 'x-api-key': KEY, 'content-type': 'application/json' };
+  const seed = await fetch(`${nodes[0]!.url}/api/v1/invoices`, { method: 'POST', headers, body: JSON.stringify(documentBody(INN, 'SCALE-GET')) });
+  if (seed.status !== 200) throw new Error(`seeding answered ${seed.status}: ${await seed.text()}`);
+  const seededId = ((await seed.json()) as { public_id: string }).public_id;
+
+  const all: Scenario[] = [
+    { name: 'invoice-create', method: 'POST', path: '/api/v1/invoices', body: JSON.stringify(documentBody(INN, 'SCALE-POST')) },
+    { name: 'invoice-get', method: 'GET', path: `/api/v1/invoices/${seededId}` },
+    {
+      name: 'invoice-create-edo',
+      method: 'POST',
+      path: '/api/v1/invoices',
+      body: JSON.stringify({ ...documentBody(INN, 'SCALE-EDO'), buyer_edo_id: '2BM-7736207543-2012052808301121' }),
+    },
+  ];
+  const only = process.env.BENCH_SCENARIOS?.split(',').map((s) => s.trim()).filter(Boolean);
+  const selected = all.filter((s) => !only || only.includes(s.name));
+
+  const cannon = (url: string, scenario: Scenario, connections: number, duration: number) =>
+    autocannon({ url: url + scenario.path, method: scenario.method, headers: { 'x-api-key': KEY, ...(scenario.body ? { 'content-type': 'application/json' } : {}) }, ...(scenario.body ? { body: scenario.body } : {}), connections, duration });
+
+  const phases: Phase[] = [];
+  process.stdout.write(`Scale-out benchmark: ${DURATION} s per phase after ${WARMUP} s warm-up, ${CONNECTIONS} connections, PostgreSQL ${target.host}:${target.port}, Redis ${privateRedis ? 'private' : redisUrl}\n`);
+  for (const scenario of selected) {
+    // One node with all connections, one node with half of them (the per-node load of the
+    // next phase), two nodes with half each: the second and third compare equal per-node load.
+    for (const [count, share] of [[1, CONNECTIONS], [1, Math.max(1, Math.floor(CONNECTIONS / 2))], [2, Math.max(1, Math.floor(CONNECTIONS / 2))]] as const) {
+      const targets = nodes.slice(0, count);
+      await Promise.all(targets.map((n) => cannon(n.url, scenario, share, WARMUP)));
+      // Let the worker catch up with the warm-up's background jobs before counting.
+      await drained();
+      const cpu0 = nodes.map((n) => cpuMs(n.child.pid!));
+      const wcpu0 = cpuMs(worker.pid!);
+      const st0 = statementCounts([proxies.a, proxies.b]);
+      const rt0 = [proxies.a.roundTrips, proxies.b.roundTrips, proxies.w.roundTrips];
+      const r0 = await redisCalls(redis);
+      const results = await Promise.all(targets.map((n) => cannon(n.url, scenario, share, DURATION)));
+      const cpu1 = nodes.map((n) => cpuMs(n.child.pid!));
+      const pgOpen = [proxies.a.open, proxies.b.open];
+      // The worker's share: until it has worked off every job the window queued.
+      await drained();
+      const wcpu1 = cpuMs(worker.pid!);
+      const st1 = statementCounts([proxies.a, proxies.b]);
+      const rt1 = [proxies.a.roundTrips, proxies.b.roundTrips, proxies.w.roundTrips];
+      const r1 = await redisCalls(redis);
+      const ok = results.reduce((sum, r) => sum + r['2xx'], 0);
+      const byCommand: Record<string, number> = {};
+      for (const [cmd, calls] of Object.entries(r1.byCommand)) {
+        const delta = calls - (r0.byCommand[cmd] ?? 0) - (cmd === 'info' ? 2 : 0);
+        if (delta > 0) byCommand[cmd] = delta;
+      }
+      const redisTotal = Object.values(byCommand).reduce((a, b) => a + b, 0);
+      // The rate limiter is the one Redis user, and its script the one caller of GET, INCR and
+      // PEXPIRE: everything else is a call from a node.
+      const inScript = new Set(['get', 'incr', 'pexpire']);
+      const redisRoundTrips = Object.entries(byCommand).reduce((a, [c, n]) => a + (inScript.has(c) ? 0 : n), 0);
+      const phase: Phase = {
+        scenario: scenario.name,
+        nodes: count,
+        connections_per_node: share,
+        requests: ok,
+        non2xx: results.reduce((s, r) => s + r.non2xx, 0),
+        errors: results.reduce((s, r) => s + r.errors, 0),
+        requests_per_sec: Math.round(ok / DURATION),
+        p50_ms: Math.max(...results.map((r) => r.latency.p50)),
+        p99_ms: Math.max(...results.map((r) => r.latency.p99)),
+        node_cpu_ms_per_request: round((cpu1.reduce((a, b) => a + b, 0) - cpu0.reduce((a, b) => a + b, 0)) / ok),
+        worker_cpu_ms_per_request: round((wcpu1 - wcpu0) / ok),
+        pg_round_trips_per_request: round((rt1[0]! - rt0[0]! + rt1[1]! - rt0[1]!) / ok),
+        worker_pg_round_trips_per_request: round((rt1[2]! - rt0[2]!) / ok),
+        pg_connections_per_node: pgOpen,
+        pg_statements_per_request: Object.fromEntries(
+          [...st1.entries()]
+            .map(([k, n]) => [k, round((n - (st0.get(k) ?? 0)) / ok)] as const)
+            .filter(([, n]) => n >= 0.05)
+            .sort((x, y) => y[1] - x[1])
+            .slice(0, 20),
+        ),
+        redis_round_trips_per_request: round(redisRoundTrips / ok),
+        redis_commands_per_request: round(redisTotal / ok),
+        redis_commands: byCommand,
+        redis_clients: r1.clients - 1,
+      };
+      phases.push(phase);
+      process.stdout.write(`  ${scenario.name} on ${count} node(s) × ${share} connections: ${phase.requests_per_sec} req/s, ${phase.node_cpu_ms_per_request} CPU ms/req, ${phase.pg_round_trips_per_request} PG round trips/req, ${phase.redis_round_trips_per_request} Redis round trips/req\n`);
+    }
+  }
+  // The background jobs the EDO scenario queued: the worker sends them after the load.
+  const workerRoundTrips = proxies.w.roundTrips;
+
+  const table = [
+    '| scenario | nodes × connections | req/s | p50 ms | p99 ms | non-2xx | API CPU ms/req | worker CPU ms/req | PG round trips/req (API, worker) | PG connections open (node A, B) | Redis round trips/req | Redis commands executed/req | Redis clients |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|',
+    ...phases.map(
+      (p) =>
+        `| ${p.scenario} | ${p.nodes} × ${p.connections_per_node} | ${p.requests_per_sec} | ${p.p50_ms} | ${p.p99_ms} | ${p.non2xx + p.errors} | ${p.node_cpu_ms_per_request} | ${p.worker_cpu_ms_per_request} | ${p.pg_round_trips_per_request}, ${p.worker_pg_round_trips_per_request} | ${p.pg_connections_per_node.join(', ')} | ${p.redis_round_trips_per_request} | ${p.redis_commands_per_request} (${Object.entries(p.redis_commands).map(([c, n]) => `${c} ${n}`).join(', ')}) | ${p.redis_clients} |`,
+    ),
+  ].join('\n');
+  const meta = {
+    date: new Date().toISOString(),
+    topology: 'two-nodes',
+    commit: (() => {
+      try {
+        return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+      } catch {
+        return null;
+      }
+    })(),
+    node: process.version,
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.cpus().length,
+    load_average_1m: Number(os.loadavg()[0]?.toFixed(2)),
+    duration_sec: DURATION,
+    connections: CONNECTIONS,
+    redis: privateRedis ? 'private redis-server' : 'REDIS_URL (shared: commands of other clients counted)',
+    worker_pg_round_trips_total: workerRoundTrips,
+  };
+  process.stdout.write(`\n${table}\n`);
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  const stamp = `${meta.date.replace(/[:.]/g, '-')}-two-nodes`;
+  const markdown = [
+    `# Scale-out benchmark ${meta.date}`,
+    '',
+    `Commit ${meta.commit ?? 'unknown'}, Node ${meta.node}, ${meta.cores} × ${meta.cpu}, 1-minute load average ${meta.load_average_1m} at the end.`,
+    `Two API nodes (INVOICING_IN_PROCESS_WORKER=false) and one \`invoicing worker\` on one PostgreSQL database and ${meta.redis}.`,
+    `Each scenario: ${CONNECTIONS} connections on one node, ${Math.floor(CONNECTIONS / 2)} on one node, then ${Math.floor(CONNECTIONS / 2)} on each of two; ${DURATION} s each after a ${WARMUP} s warm-up (autocannon in the same machine).`,
+    'CPU from /proc/<pid>/stat (all threads; the worker\'s until it has worked off the jobs the window queued); PostgreSQL round trips = Sync + Query messages counted by a TCP proxy per node; Redis commands from INFO commandstats.',
+    '',
+    table,
+    '',
+    ...phases
+      .filter((p) => p.nodes === 1 && p.connections_per_node === CONNECTIONS)
+      .flatMap((p) => [
+        `Statements per request of the API nodes, ${p.scenario} (first 60 characters; each Parse/Query is one round trip with its Sync):`,
+        '',
+        ...Object.entries(p.pg_statements_per_request).map(([k, n]) => `- ${n} × \`${k}\``),
+        '',
+      ]),
+  ].join('\n');
+  fs.writeFileSync(path.join(RESULTS_DIR, `${stamp}.md`), markdown);
+  fs.writeFileSync(path.join(RESULTS_DIR, `${stamp}.json`), `${JSON.stringify({ meta, phases }, null, 2)}\n`);
+  process.stdout.write(`\nWritten bench/results/${stamp}.md and .json\n`);
+
+  redis.disconnect();
+  await watcher.end();
+  await stopAll();
+  for (const proxy of Object.values(proxies)) proxy.close();
+  await adminClient.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await adminClient.end();
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+
+function statementCounts(proxies: CountingPgProxy[]): Map<string, number> {
+  const all = new Map<string, number>();
+  for (const proxy of proxies) for (const [k, n] of proxy.statements) all.set(k, (all.get(k) ?? 0) + n);
+  return all;
+}
+
+function round(n: number): number {
+  return Number.isFinite(n) ? Math.round(n * 100) / 100 : 0;
+}
+
+async function stopAll(): Promise<void> {
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+          child.once('exit', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+}
+
+/** For run.ts's signal handler. */
+export function killScaleOutChildren(): void {
+  for (const child of children) child.kill('SIGKILL');
+}
