@@ -27,6 +27,22 @@ export interface ClaimOutboxOptions {
   table?: 'outbox' | 'webhook_deliveries';
 }
 
+/** The due-condition of a leased row: waiting and due, or claimed with its lease lapsed. */
+function dueCondition(now: string) {
+  return sql<boolean>`((state = 'pending' and next_attempt_at <= ${now}) or (state = 'sending' and locked_until <= ${now}))`;
+}
+
+/**
+ * Whether any row of the leased table (of `kinds`, for the outbox) is due: a read, so idle
+ * polling takes no write lock.
+ */
+export async function anyDueRow(db: Executor | Db, table: 'outbox' | 'webhook_deliveries', now: string, kinds: readonly string[] = []): Promise<boolean> {
+  if (table === 'outbox' && kinds.length === 0) return false;
+  const kindFilter = table === 'outbox' ? sql`kind in (${sql.join(kinds.map((k) => sql`${k}`))}) and` : sql``;
+  const result = await sql<{ one: number }>`select 1 as one from ${sql.table(table)} where ${kindFilter} ${dueCondition(now)} limit 1`.execute(db);
+  return result.rows.length > 0;
+}
+
 export async function claimDueOutboxRows<Row = OutboxRow>(
   db: Executor | Db,
   dialect: 'sqlite' | 'postgres',
@@ -36,7 +52,7 @@ export async function claimDueOutboxRows<Row = OutboxRow>(
   const table = options.table ?? 'outbox';
   if ((table === 'outbox' && kinds.length === 0) || limit <= 0) return [];
   const kindFilter = table === 'outbox' ? sql`kind in (${sql.join(kinds.map((k) => sql`${k}`))}) and` : sql``;
-  const due = sql`((state = 'pending' and next_attempt_at <= ${now}) or (state = 'sending' and locked_until <= ${now}))`;
+  const due = dueCondition(now);
   const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
   const result = await sql<Row>`
     update ${sql.table(table)}

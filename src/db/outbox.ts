@@ -5,7 +5,7 @@
  */
 import type { Insertable, Updateable } from 'kysely';
 import type { Executor } from './database.js';
-import { claimDueOutboxRows } from './outbox-claim.js';
+import { anyDueRow, claimDueOutboxRows } from './outbox-claim.js';
 import type { OutboxRow, OutboxTable } from './types.js';
 
 export async function insertOutboxRows(db: Executor, rows: Insertable<OutboxTable>[]): Promise<void> {
@@ -46,20 +46,8 @@ export async function listLeasedRows(db: Executor, teamId: string, ids: readonly
 }
 
 /** Whether any row of `kinds` is due (a read, so idle polling takes no write lock). */
-export async function anyDue(db: Executor, now: string, kinds: readonly OutboxRow['kind'][]): Promise<boolean> {
-  const row = await db
-    .selectFrom('outbox')
-    .select('id')
-    .where('kind', 'in', [...kinds])
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('state', '=', 'pending'), eb('next_attempt_at', '<=', now)]),
-        eb.and([eb('state', '=', 'sending'), eb('locked_until', '<=', now)]),
-      ]),
-    )
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+export function anyDue(db: Executor, now: string, kinds: readonly OutboxRow['kind'][]): Promise<boolean> {
+  return anyDueRow(db, 'outbox', now, kinds);
 }
 
 /**

@@ -1,7 +1,7 @@
 /** SQL of webhook endpoints, deliveries and attempts; every statement is scoped by team (the worker's claim excepted). */
 import type { Insertable, Updateable } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import { claimDueOutboxRows } from '../../db/outbox-claim.js';
+import { anyDueRow, claimDueOutboxRows } from '../../db/outbox-claim.js';
 import type {
   WebhookAttemptRow,
   WebhookAttemptsTable,
@@ -101,18 +101,7 @@ export async function claimDueDeliveries(
   claim: { owner: string; limit: number; now: Date; leaseMs: number },
 ): Promise<WebhookDeliveryRow[]> {
   const now = claim.now.toISOString();
-  const due = await db
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('state', '=', 'pending'), eb('next_attempt_at', '<=', now)]),
-        eb.and([eb('state', '=', 'sending'), eb('locked_until', '<=', now)]),
-      ]),
-    )
-    .limit(1)
-    .executeTakeFirst();
-  if (!due) return [];
+  if (!(await anyDueRow(db, 'webhook_deliveries', now))) return [];
   return claimDueOutboxRows<WebhookDeliveryRow>(db, dialect, {
     now,
     leaseUntil: new Date(claim.now.getTime() + claim.leaseMs).toISOString(),
