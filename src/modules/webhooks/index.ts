@@ -39,6 +39,7 @@ export function createWebhooks(deps: WebhooksDeps): WebhooksRuntime {
     retryMaxMs: 12 * 3_600_000,
     concurrency: 4,
     batchSize: 20,
+    endpointPage: 500,
     pollIntervalMs: 1_000,
     eventRetentionDays: cfg.eventRetentionDays,
     ...deps.policy,

@@ -33,6 +33,8 @@ export interface WebhookPolicy {
   retryMaxMs: number;
   concurrency: number;
   batchSize: number;
+  /** Endpoints read per query while fanning out; every enabled endpoint is visited each pass. */
+  endpointPage: number;
   pollIntervalMs: number;
   eventRetentionDays: number;
 }
@@ -103,12 +105,19 @@ export class WebhookWorker {
   private async fanOut(): Promise<{ queued: number; more: boolean }> {
     let queued = 0;
     let more = false;
-    for (const endpoint of await repo.listEnabledEndpoints(this.db, 1000)) {
-      const r = await this.fanOutOne(endpoint);
-      queued += r.queued;
-      more ||= r.more;
+    // Every enabled endpoint of every team, a page at a time (keyset), so none is ever left out.
+    let after: WebhookEndpointRow | null = null;
+    for (;;) {
+      const size = this.deps.policy.endpointPage;
+      const page: WebhookEndpointRow[] = await repo.listEnabledEndpoints(this.db, after, size);
+      for (const endpoint of page) {
+        const r = await this.fanOutOne(endpoint);
+        queued += r.queued;
+        more ||= r.more;
+      }
+      if (page.length < size) return { queued, more };
+      after = page.at(-1) ?? null;
     }
-    return { queued, more };
   }
 
   private async fanOutOne(endpoint: WebhookEndpointRow): Promise<{ queued: number; more: boolean }> {

@@ -62,8 +62,17 @@ export async function deleteEndpoint(db: Executor, teamId: string, id: string): 
 }
 
 /** Enabled endpoints of every team, for the fan-out (bounded per pass). */
-export async function listEnabledEndpoints(db: Executor, limit: number): Promise<WebhookEndpointRow[]> {
-  return db.selectFrom('webhook_endpoints').selectAll().where('enabled', '=', 1).orderBy('team_id').orderBy('id').limit(limit).execute();
+/** A page of enabled endpoints of every team, in (team_id, id) order after `after` (keyset). */
+export async function listEnabledEndpoints(
+  db: Executor,
+  after: { team_id: string; id: string } | null,
+  limit: number,
+): Promise<WebhookEndpointRow[]> {
+  let query = db.selectFrom('webhook_endpoints').selectAll().where('enabled', '=', 1);
+  if (after) {
+    query = query.where((eb) => eb.or([eb('team_id', '>', after.team_id), eb.and([eb('team_id', '=', after.team_id), eb('id', '>', after.id)])]));
+  }
+  return query.orderBy('team_id').orderBy('id').limit(limit).execute();
 }
 
 /** Queues deliveries; one per (endpoint, event) ever, so a second fan-out of the same event is a no-op. */

@@ -6,6 +6,8 @@ export interface Received {
   headers: Record<string, string>;
   body: string;
   at: number;
+  /** The request path with its query. */
+  path: string;
 }
 
 export type Answer = { status: number; body?: string } | { hang: true };
@@ -24,7 +26,7 @@ export class Receiver {
       req.on('end', () => {
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(',') : String(v);
-        this.received.push({ headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+        this.received.push({ headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), path: req.url ?? '' });
         const answer = this.answers.shift() ?? { status: 200 };
         if ('hang' in answer) {
           this.hanging.push(res);
