@@ -94,6 +94,8 @@ declare module 'fastify' {
     notifier: Notifier;
     /** EDO sync and its worker (started by the runtime, not by buildApp). */
     edo: EdoRuntime;
+    /** The documents service (its read caches' counters, for tests and diagnostics). */
+    invoices: InvoiceService;
   }
 }
 
@@ -217,7 +219,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     notifications: notifier.service,
     edo: edo.service,
     revisionsKeep: config.revisionsKeep,
+    detailCacheSize: config.detailCacheSize,
   });
+  app.decorate('invoices', invoices);
   await app.register(async (api) => {
     api.decorateRequest('auth', null);
     api.addHook('onRequest', authHook(auth));

@@ -129,9 +129,15 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
       },
     },
     async (request, reply) => {
-      const detail = await invoices.get(requireAuth(request), request.params.public_id, requestInfo(request));
+      // Serialized by the route's own response serializer, so the cached text (issue 12) is
+      // byte for byte what Fastify would send for the object.
+      const detail = await invoices.getJson(requireAuth(request), request.params.public_id, requestInfo(request), (body) =>
+        String(reply.serialize(body)),
+      );
       reply.header('ETag', detail.etag);
-      return detail.body;
+      reply.header('content-type', 'application/json; charset=utf-8');
+      // The route declares the object it serializes; the text is that object already serialized.
+      return reply.send(detail.json as unknown as InvoiceDetail);
     },
   );
 

@@ -22,6 +22,8 @@ import { buildListItem, buildRevisionDetail, buildRevisionList, DemoDocuments } 
 import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
 import { buildInvoiceResponse, etagOf, totalsOf, type ViewContext } from './invoice.view.js';
 import type { DocumentTotals } from './totals.js';
+import { DetailCache, type DetailInputs } from './invoice.detail-cache.js';
+import { portalExpiry } from '../links/index.js';
 import type { WriteOutcome } from './invoice.model.js';
 import * as repo from './invoice.repository.js';
 import { resolveSeller } from './seller.js';
@@ -67,6 +69,11 @@ export interface InvoiceServiceDeps {
    * deleted in the update's transaction); 0 keeps every one.
    */
   revisionsKeep?: number;
+  /**
+   * How many documents keep their serialized GET response (invoice.detail-cache.ts); 0 turns
+   * the cache off (every GET builds and serializes afresh). Default 1,000.
+   */
+  detailCacheSize?: number;
 }
 
 const MAX_UPDATE_ATTEMPTS = 5;
@@ -87,12 +94,14 @@ export class InvoiceService {
   private readonly idempotency: IdempotencyStore;
   private readonly demo: DemoDocuments;
   private readonly effects: WriteEffects;
+  private readonly detailCache: DetailCache;
 
   constructor(private readonly deps: InvoiceServiceDeps) {
     // A request that died after commit has its e-mails taken over by the worker after the lease.
     this.idempotency = new IdempotencyStore(deps.db, deps.clock, { deliveryLeaseMs: deps.notifications.policy.leaseMs });
     this.demo = new DemoDocuments(deps.bases, deps.demoPublicId);
     this.effects = new WriteEffects({ notifications: deps.notifications, edo: deps.edo });
+    this.detailCache = new DetailCache(deps.detailCacheSize ?? 1000);
   }
 
   async create(auth: AuthContext, body: unknown, info: RequestInfo & { idempotencyKey: string | null }): Promise<WriteOutcome> {
@@ -161,6 +170,53 @@ export class InvoiceService {
     const edo = await this.effects.edoState(this.deps.db, row);
     const body = buildInvoiceResponse(row, links, this.viewContext(auth, info, storedNotifications(row), edo));
     return { body, etag: etagOf(publicId, row.revision) };
+  }
+
+  /** The detail cache's counters (hits, misses, documents kept). */
+  detailCacheStats(): { hits: number; misses: number; size: number } {
+    return { hits: this.detailCache.hits, misses: this.detailCache.misses, size: this.detailCache.size };
+  }
+
+  /**
+   * GET detail as JSON text, `serialize` being the route's response serializer: the same bytes
+   * as `serialize(get(...).body)`, taken from the detail cache when every input read from the
+   * database is what the cached text was built from.
+   */
+  async getJson(
+    auth: AuthContext,
+    publicId: string,
+    info: RequestInfo,
+    serialize: (body: InvoiceDetail) => string,
+  ): Promise<{ json: string; etag: string }> {
+    if (auth.mode === 'demo') {
+      const detail = await this.get(auth, publicId, info);
+      return { json: serialize(detail.body), etag: detail.etag };
+    }
+    const row = await repo.findInvoice(this.deps.db, auth.teamId, publicId);
+    if (!row) throw notFound(publicId);
+    const links = await repo.listShareLinks(this.deps.db, auth.teamId, publicId);
+    const edo = await this.effects.edoState(this.deps.db, row);
+    const etag = etagOf(publicId, row.revision);
+    const cache = this.detailCache;
+    const now = this.deps.clock.now();
+    const inputs: DetailInputs = {
+      row,
+      links,
+      edo,
+      keyId: auth.keyId,
+      keyName: auth.keyName,
+      externalShare: auth.tariff.external_share,
+      portalExp: `${portalExpiry('view', now)}/${portalExpiry('edit', now)}`,
+    };
+    const hit = cache.lookup(inputs, info.host, info.requestId);
+    if (hit !== null) return { json: hit, etag };
+    const build = (request: RequestInfo) =>
+      serialize(buildInvoiceResponse(row, links, { ...this.viewContext(auth, request, storedNotifications(row), edo), now }));
+    if (cache.splices(info.host, info.requestId)) {
+      const json = cache.store(inputs, build({ host: cache.hostMark, requestId: cache.idMark }), info.host, info.requestId);
+      if (json !== null) return { json, etag };
+    }
+    return { json: build(info), etag };
   }
 
   async list(auth: AuthContext, query: ListQuery, info: RequestInfo): Promise<InvoiceList> {
