@@ -3,6 +3,7 @@ import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { addDocuments, teamDocumentCount } from '../../db/document-counts.js';
 import { modifiedSince, teamScope } from '../../db/list-plans.js';
+import { preparedQuery } from '../../db/prepared-query.js';
 import { invoiceSearchMatches, probeTrigramTable, usesTrigramTable, type SearchPlan } from '../../db/text-search.js';
 import type {
   InvoiceItemsTable,
@@ -13,13 +14,16 @@ import type {
   ShareLinksTable,
 } from '../../db/types.js';
 
+// The two reads of every GET detail, compiled once (src/db/prepared-query.ts).
+const invoiceById = preparedQuery<'teamId' | 'publicId', InvoiceRow>((db, p) =>
+  db.selectFrom('invoices').selectAll().where('team_id', '=', p('teamId')).where('public_id', '=', p('publicId')),
+);
+const shareLinksOf = preparedQuery<'teamId' | 'publicId', ShareLinkRow>((db, p) =>
+  db.selectFrom('share_links').selectAll().where('team_id', '=', p('teamId')).where('public_id', '=', p('publicId')).orderBy('sort_order'),
+);
+
 export async function findInvoice(db: Executor, teamId: string, publicId: string): Promise<InvoiceRow | undefined> {
-  return db
-    .selectFrom('invoices')
-    .selectAll()
-    .where('team_id', '=', teamId)
-    .where('public_id', '=', publicId)
-    .executeTakeFirst();
+  return (await invoiceById(db, { teamId, publicId }))[0];
 }
 
 /** Whether any team holds the id (client-supplied ids are unique across teams). */
@@ -77,13 +81,7 @@ export async function replaceItems(
 }
 
 export async function listShareLinks(db: Executor, teamId: string, publicId: string): Promise<ShareLinkRow[]> {
-  return db
-    .selectFrom('share_links')
-    .selectAll()
-    .where('team_id', '=', teamId)
-    .where('public_id', '=', publicId)
-    .orderBy('sort_order')
-    .execute();
+  return shareLinksOf(db, { teamId, publicId });
 }
 
 export async function insertShareLinks(db: Executor, links: Array<Insertable<ShareLinksTable>>): Promise<void> {

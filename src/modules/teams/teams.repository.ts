@@ -1,4 +1,5 @@
 /** Reads of teams, keys and reference data. Every tenant query takes the team. */
+import { preparedQuery } from '../../db/prepared-query.js';
 import type { Executor } from '../../db/database.js';
 import type {
   ApiKeyRow,
@@ -26,12 +27,16 @@ export async function countActiveKeysBefore(db: Executor, teamId: string, keyId:
   return Number(row.n);
 }
 
+// Read on every authenticated request, compiled once (src/db/prepared-query.ts).
+const teamById = preparedQuery<'id', TeamRow>((db, p) => db.selectFrom('teams').selectAll().where('id', '=', p('id')));
+const tariffById = preparedQuery<'id', TariffRow>((db, p) => db.selectFrom('tariffs').selectAll().where('id', '=', p('id')));
+
 export async function findTeam(db: Executor, teamId: string): Promise<TeamRow | undefined> {
-  return db.selectFrom('teams').selectAll().where('id', '=', teamId).executeTakeFirst();
+  return (await teamById(db, { id: teamId }))[0];
 }
 
 export async function findTariff(db: Executor, tariffId: string): Promise<TariffRow | undefined> {
-  return db.selectFrom('tariffs').selectAll().where('id', '=', tariffId).executeTakeFirst();
+  return (await tariffById(db, { id: tariffId }))[0];
 }
 
 export async function listOrganizations(db: Executor, teamId: string): Promise<OrganizationRow[]> {
