@@ -39,20 +39,36 @@ export async function findTariff(db: Executor, tariffId: string): Promise<Tariff
   return (await tariffById(db, { id: tariffId }))[0];
 }
 
+const listOrganizationsQuery = preparedQuery<'teamId', OrganizationRow>((db, p) =>
+  db.selectFrom('organizations').selectAll().where('team_id', '=', p('teamId')).orderBy('sort_order').orderBy('id'),
+);
+
 export async function listOrganizations(db: Executor, teamId: string): Promise<OrganizationRow[]> {
-  return db.selectFrom('organizations').selectAll().where('team_id', '=', teamId).orderBy('sort_order').orderBy('id').execute();
+  return listOrganizationsQuery(db, { teamId });
 }
+
+const listBankAccountsQuery = preparedQuery<'teamId', BankAccountRow>((db, p) =>
+  db.selectFrom('bank_accounts').selectAll().where('team_id', '=', p('teamId')).orderBy('sort_order').orderBy('id'),
+);
 
 export async function listBankAccounts(db: Executor, teamId: string): Promise<BankAccountRow[]> {
-  return db.selectFrom('bank_accounts').selectAll().where('team_id', '=', teamId).orderBy('sort_order').orderBy('id').execute();
+  return listBankAccountsQuery(db, { teamId });
 }
+
+const listManagersQuery = preparedQuery<'teamId', ManagerRow>((db, p) =>
+  db.selectFrom('managers').selectAll().where('team_id', '=', p('teamId')).orderBy('sort_order').orderBy('id'),
+);
 
 export async function listManagers(db: Executor, teamId: string): Promise<ManagerRow[]> {
-  return db.selectFrom('managers').selectAll().where('team_id', '=', teamId).orderBy('sort_order').orderBy('id').execute();
+  return listManagersQuery(db, { teamId });
 }
 
+const listSignersQuery = preparedQuery<'teamId', SignerRow>((db, p) =>
+  db.selectFrom('signers').selectAll().where('team_id', '=', p('teamId')).orderBy('sort_order').orderBy('id'),
+);
+
 export async function listSigners(db: Executor, teamId: string): Promise<SignerRow[]> {
-  return db.selectFrom('signers').selectAll().where('team_id', '=', teamId).orderBy('sort_order').orderBy('id').execute();
+  return listSignersQuery(db, { teamId });
 }
 
 export async function nextApiKeyId(db: Executor): Promise<number> {

@@ -197,3 +197,31 @@ describe('no stale read, on the same node and on another', () => {
     for (const body of await both()) expect(body.share_gate.external_share_allowed).toBe(true);
   });
 });
+
+describe('the catalog', () => {
+  const catalog = async (t: TestApp) => {
+    const res = await t.call({ method: 'GET', url: '/api/v1/ref/catalog', headers: ACME });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    return res.body;
+  };
+
+  it('served again is what a fresh build answers, and a change shows on the next request on every node', async () => {
+    const first = await catalog(a);
+    expect(await catalog(a)).toBe(first); // from a's cache
+    expect(await catalog(rebuild)).toBe(first); // built by another node
+    await a.db.db.updateTable('organizations').set({ name: 'ООО «Ромашка-2»' }).where('team_id', '=', 'acme').where('id', '=', 'org-1').execute();
+    try {
+      for (const t of [a, b]) expect(JSON.parse(await catalog(t)).organizations[0].name).toBe('ООО «Ромашка-2»');
+      await a.db.db.updateTable('tariffs').set({ max_organizations: 3 }).where('id', '=', 'basic').execute();
+      for (const t of [a, b]) {
+        const orgs = JSON.parse(await catalog(t)).organizations as Array<{ id: string; within_tariff_limit: boolean }>;
+        expect(orgs.find((o) => o.id === 'org-2')?.within_tariff_limit).toBe(true);
+      }
+    } finally {
+      await a.db.db.updateTable('organizations').set({ name: 'ООО «Ромашка»' }).where('team_id', '=', 'acme').where('id', '=', 'org-1').execute();
+      await a.db.db.updateTable('tariffs').set({ max_organizations: 1 }).where('id', '=', 'basic').execute();
+    }
+    expect(await catalog(a)).toBe(first);
+  });
+});
