@@ -140,3 +140,37 @@ export class DetailCache {
     return this.entries.size;
   }
 }
+
+/**
+ * Serialized list items, one per document (issue 12), validated like the detail: an item is
+ * reused only when every column the list read for it (and its buyer share token) and the
+ * tariff's external-share right equal those it was serialized from.
+ */
+export class ListItemCache {
+  private readonly entries = new Map<string, { row: Record<string, unknown>; externalShare: boolean; json: string }>();
+  hits = 0;
+  misses = 0;
+
+  constructor(private readonly max: number) {}
+
+  get enabled(): boolean {
+    return this.max > 0;
+  }
+
+  get(teamId: string, row: Record<string, unknown>, externalShare: boolean): string | null {
+    const entry = this.entries.get(`${teamId}\u0000${String(row.public_id)}`);
+    if (entry === undefined || entry.externalShare !== externalShare || !sameRow(entry.row as never, row as never)) {
+      this.misses++;
+      return null;
+    }
+    this.hits++;
+    return entry.json;
+  }
+
+  set(teamId: string, row: Record<string, unknown>, externalShare: boolean, json: string): void {
+    const key = `${teamId}\u0000${String(row.public_id)}`;
+    this.entries.delete(key);
+    this.entries.set(key, { row, externalShare, json });
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
+  }
+}

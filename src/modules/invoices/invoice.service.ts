@@ -22,7 +22,7 @@ import { buildListItem, buildRevisionDetail, buildRevisionList, DemoDocuments } 
 import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
 import { buildInvoiceResponse, etagOf, totalsOf, type ViewContext } from './invoice.view.js';
 import type { DocumentTotals } from './totals.js';
-import { DetailCache, type DetailInputs } from './invoice.detail-cache.js';
+import { DetailCache, ListItemCache, type DetailInputs } from './invoice.detail-cache.js';
 import { portalExpiry } from '../links/index.js';
 import type { WriteOutcome } from './invoice.model.js';
 import * as repo from './invoice.repository.js';
@@ -95,6 +95,7 @@ export class InvoiceService {
   private readonly demo: DemoDocuments;
   private readonly effects: WriteEffects;
   private readonly detailCache: DetailCache;
+  private readonly listItems: ListItemCache;
 
   constructor(private readonly deps: InvoiceServiceDeps) {
     // A request that died after commit has its e-mails taken over by the worker after the lease.
@@ -102,6 +103,8 @@ export class InvoiceService {
     this.demo = new DemoDocuments(deps.bases, deps.demoPublicId);
     this.effects = new WriteEffects({ notifications: deps.notifications, edo: deps.edo });
     this.detailCache = new DetailCache(deps.detailCacheSize ?? 1000);
+    // List items are small and many per page: ten per detail entry.
+    this.listItems = new ListItemCache((deps.detailCacheSize ?? 1000) * 10);
   }
 
   async create(auth: AuthContext, body: unknown, info: RequestInfo & { idempotencyKey: string | null }): Promise<WriteOutcome> {
@@ -173,8 +176,8 @@ export class InvoiceService {
   }
 
   /** The detail cache's counters (hits, misses, documents kept). */
-  detailCacheStats(): { hits: number; misses: number; size: number } {
-    return { hits: this.detailCache.hits, misses: this.detailCache.misses, size: this.detailCache.size };
+  detailCacheStats(): { hits: number; misses: number; size: number; listItemHits: number } {
+    return { hits: this.detailCache.hits, misses: this.detailCache.misses, size: this.detailCache.size, listItemHits: this.listItems.hits };
   }
 
   /**
@@ -220,6 +223,50 @@ export class InvoiceService {
   }
 
   async list(auth: AuthContext, query: ListQuery, info: RequestInfo): Promise<InvoiceList> {
+    const page = await this.listPage(auth, query, info);
+    if ('items' in page) return page;
+    return { ...page.envelope, items: page.rows.map((r) => buildListItem(r, this.deps.bases, auth.tariff)) };
+  }
+
+  /**
+   * The list as JSON text: the same bytes as `serialize.list(list(...))`, with each item's text
+   * reused from the list-item cache while the columns read for it are unchanged.
+   */
+  async listJson(
+    auth: AuthContext,
+    query: ListQuery,
+    info: RequestInfo,
+    serialize: { list: (body: InvoiceList) => string; item: (item: InvoiceList['items'][number]) => string },
+  ): Promise<string> {
+    const page = await this.listPage(auth, query, info);
+    if ('items' in page) return serialize.list(page);
+    const build = (r: repo.InvoiceListRow) => buildListItem(r, this.deps.bases, auth.tariff);
+    const cache = this.listItems;
+    const envelope = serialize.list({ ...page.envelope, items: [] });
+    const slot = '"items":[]';
+    const at = envelope.indexOf(slot);
+    if (!cache.enabled || at < 0 || envelope.indexOf(slot, at + 1) >= 0) {
+      return serialize.list({ ...page.envelope, items: page.rows.map(build) });
+    }
+    const teamId = auth.mode === 'live' ? auth.teamId : '';
+    const external = auth.tariff.external_share;
+    const items = page.rows.map((r) => {
+      const row = r as unknown as Record<string, unknown>;
+      const hit = cache.get(teamId, row, external);
+      if (hit !== null) return hit;
+      const json = serialize.item(build(r));
+      cache.set(teamId, row, external, json);
+      return json;
+    });
+    return `${envelope.slice(0, at)}"items":[${items.join(',')}]${envelope.slice(at + slot.length)}`;
+  }
+
+  /** The list's checks and its rows (or the whole demo list). */
+  private async listPage(
+    auth: AuthContext,
+    query: ListQuery,
+    info: RequestInfo,
+  ): Promise<InvoiceList | { envelope: Omit<InvoiceList, 'items'>; rows: repo.InvoiceListRow[] }> {
     const limit = query.limit ?? 50;
     const offset = query.offset ?? 0;
     // The date-time format admits instants Date cannot hold (a leap second :60).
@@ -239,7 +286,7 @@ export class InvoiceService {
       limit,
       offset,
     });
-    return { ok: true, total, limit, offset, items: rows.map((r) => buildListItem(r, this.deps.bases, auth.tariff)) };
+    return { envelope: { ok: true, total, limit, offset }, rows };
   }
 
   /** A page of the previous revisions, newest first, without their documents. */

@@ -225,3 +225,41 @@ describe('the catalog', () => {
     expect(await catalog(a)).toBe(first);
   });
 });
+
+describe('the list from cached items', () => {
+  const list = async (t: TestApp, query: string) => {
+    const res = await t.call({ method: 'GET', url: `/api/v1/invoices?${query}`, headers: ACME });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    return res.body;
+  };
+  const queries = ['limit=200', 'limit=3&offset=2', 'q=fresh', 'date_from=2026-03-02&date_to=2026-03-02&limit=5', 'limit=1&offset=100000'];
+
+  it('is what a full rebuild answers, byte for byte', async () => {
+    for (const q of queries) {
+      await list(a, q);
+      const before = a.app.invoices.detailCacheStats().listItemHits;
+      const cached = await list(a, q);
+      const fresh = await list(rebuild, q);
+      expect(cached).toBe(fresh);
+      if (JSON.parse(fresh).items.length > 0) expect(a.app.invoices.detailCacheStats().listItemHits).toBeGreaterThan(before);
+    }
+  });
+
+  it('shows a status change, a PUT and a tariff change on the next request, on both nodes', async () => {
+    const created = await createOk(a, simpleDoc('list-fresh-1'));
+    const item = async (t: TestApp) => (JSON.parse(await list(t, 'limit=200')).items as Array<Record<string, any>>).find((i) => i.public_id === created.public_id);
+    for (const t of [a, b, a, b]) expect((await item(t))?.status.buyer_status).toBe('not_sent');
+    await markDocumentViewed(a.db.db, 'acme', created.public_id, new Date().toISOString());
+    for (const t of [a, b]) expect((await item(t))?.status.buyer_status).toBe('viewed');
+    expect((await put(b, created.public_id, { invoice: simpleDoc('list-fresh-2') })).statusCode).toBe(200);
+    for (const t of [a, b]) expect((await item(t))?.number).toBe('list-fresh-2');
+    await a.db.db.updateTable('tariffs').set({ external_share: 0 }).where('id', '=', 'basic').execute();
+    try {
+      for (const t of [a, b]) expect((await item(t))?.status.service_status).toBe('restricted');
+      expect(await list(a, 'limit=200')).toBe(await list(rebuild, 'limit=200'));
+    } finally {
+      await a.db.db.updateTable('tariffs').set({ external_share: 1 }).where('id', '=', 'basic').execute();
+    }
+  });
+});
