@@ -195,9 +195,12 @@ export class InvoiceService {
       const detail = await this.get(auth, publicId, info);
       return { json: serialize(detail.body), etag: detail.etag };
     }
-    const row = await repo.findInvoice(this.deps.db, auth.teamId, publicId);
+    // Both reads at once: on PostgreSQL two connections, one round trip of latency.
+    const [row, links] = await Promise.all([
+      repo.findInvoice(this.deps.db, auth.teamId, publicId),
+      repo.listShareLinks(this.deps.db, auth.teamId, publicId),
+    ]);
     if (!row) throw notFound(publicId);
-    const links = await repo.listShareLinks(this.deps.db, auth.teamId, publicId);
     const edo = await this.effects.edoState(this.deps.db, row);
     const etag = etagOf(publicId, row.revision);
     const cache = this.detailCache;

@@ -10,7 +10,7 @@ import type { ApiKeyRow, TeamRow } from '../../db/types.js';
 import { ApiError } from '../../shared/errors.js';
 import { hashSecret, safeEqual } from '../../shared/tokens.js';
 import { DEFAULT_TARIFF, tariffFromRow, type Tariff } from './tariffs.js';
-import { countActiveKeysBefore, findApiKeyByHash, findTariff, findTeam } from './teams.repository.js';
+import { countActiveKeysBefore, findApiKeyByHash, findTeamAndTariff } from './teams.repository.js';
 
 export type KeySource = 'x-api-key' | 'authorization' | 'query';
 
@@ -173,9 +173,9 @@ export class AuthService {
    * one-second cache.
    */
   private async lookupTeam(teamId: string): Promise<CachedTeam> {
-    const team = (await findTeam(this.db, teamId)) ?? null;
-    const tariffRow = team?.tariff_id ? await findTariff(this.db, team.tariff_id) : undefined;
-    return { team, tariff: tariffFromRow(tariffRow) };
+    const found = await findTeamAndTariff(this.db, teamId);
+    const team = found.team ?? null;
+    return { team, tariff: tariffFromRow(team?.tariff_id ? found.tariff : undefined) };
   }
 }
 

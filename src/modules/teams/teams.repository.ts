@@ -31,6 +31,16 @@ export async function countActiveKeysBefore(db: Executor, teamId: string, keyId:
 const teamById = preparedQuery<'id', TeamRow>((db, p) => db.selectFrom('teams').selectAll().where('id', '=', p('id')));
 const tariffById = preparedQuery<'id', TariffRow>((db, p) => db.selectFrom('tariffs').selectAll().where('id', '=', p('id')));
 
+const tariffOfTeam = preparedQuery<'id', TariffRow>((db, p) =>
+  db.selectFrom('tariffs').selectAll().where('id', '=', (eb) => eb.selectFrom('teams').select('tariff_id').where('teams.id', '=', p('id'))),
+);
+
+/** The team and its tariff, read at once (two connections on PostgreSQL: one round trip of latency). */
+export async function findTeamAndTariff(db: Executor, teamId: string): Promise<{ team: TeamRow | undefined; tariff: TariffRow | undefined }> {
+  const [teams, tariffs] = await Promise.all([teamById(db, { id: teamId }), tariffOfTeam(db, { id: teamId })]);
+  return { team: teams[0], tariff: tariffs[0] };
+}
+
 export async function findTeam(db: Executor, teamId: string): Promise<TeamRow | undefined> {
   return (await teamById(db, { id: teamId }))[0];
 }
