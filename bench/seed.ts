@@ -9,6 +9,7 @@
  */
 import type { Insertable } from 'kysely';
 import type { Db } from '../src/db/database.js';
+import { addDocuments } from '../src/db/document-counts.js';
 import { normalizeSearchText } from '../src/db/text-search.js';
 import type { InvoiceItemsTable, InvoiceRow, InvoicesTable, ShareLinkRow, ShareLinksTable } from '../src/db/types.js';
 import { randomToken } from '../src/shared/tokens.js';
@@ -120,6 +121,8 @@ export async function seedDocuments(db: Db, options: SeedOptions): Promise<SeedR
     await db.transaction().execute(async (trx) => {
       // Statements stay well under the bound-parameter limits (SQLite 32766, PostgreSQL 65535).
       for (let i = 0; i < invoices.length; i += 500) await trx.insertInto('invoices').values(invoices.slice(i, i + 500)).execute();
+      // The unfiltered list's total comes from the team's document counter (as the service keeps it).
+      await addDocuments(trx, teamId, invoices.length);
       for (let i = 0; i < items.length; i += 1500) await trx.insertInto('invoice_items').values(items.slice(i, i + 1500)).execute();
       for (let i = 0; i < links.length; i += 2000) await trx.insertInto('share_links').values(links.slice(i, i + 2000)).execute();
     });

@@ -2,7 +2,6 @@
  * buildApp(deps): the HTTP application. Registers the http plugins and each module's routes
  * explicitly; everything it needs (config, database, limiter store, clock) is passed in.
  */
-import helmet from '@fastify/helmet';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Duplex } from 'node:stream';
 import type { DestinationStream } from 'pino';
@@ -14,6 +13,7 @@ import { registerSchemaBounds } from './shared/schema-bounds.js';
 import { MAX_PARAM_LENGTH, onFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { authHook } from './http/auth.js';
 import { loggerOptions } from './http/logging.js';
+import { helmetHeaders, registerStaticHeaders } from './http/security-headers.js';
 import { createMetrics, registerRequestMetrics } from './http/metrics.js';
 import { trackRoutesForMethodNotAllowed } from './http/method-not-allowed.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -99,6 +99,8 @@ declare module 'fastify' {
     edo: EdoRuntime;
     /** Webhook endpoints and their delivery worker (started by the runtime, not by buildApp). */
     webhooks: WebhooksRuntime;
+    /** The documents service (its read caches' counters, for tests and diagnostics). */
+    invoices: InvoiceService;
   }
 }
 
@@ -167,12 +169,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     reply.header('X-Request-Id', request.id);
     reply.header('Access-Control-Allow-Origin', allowedOrigin);
   });
-  await app.register(helmet, {
-    // JSON API: nothing may be framed or loaded; the docs and the share and portal pages set their own CSP.
-    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-    crossOriginEmbedderPolicy: false,
-    hsts: { maxAge: 15552000, includeSubDomains: true },
-  });
+  // Helmet's headers, computed once with its options (src/http/security-headers.ts).
+  registerStaticHeaders(
+    app,
+    await helmetHeaders({
+      // JSON API: nothing may be framed or loaded; the docs and the share and portal pages set their own CSP.
+      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+      crossOriginEmbedderPolicy: false,
+      hsts: { maxAge: 15552000, includeSubDomains: true },
+    }),
+  );
 
   const limiter = createRateLimitHooks({
     store: deps.rateLimitStore,
@@ -226,7 +232,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     notifications: notifier.service,
     edo: edo.service,
     revisionsKeep: config.revisionsKeep,
+    detailCacheSize: config.detailCacheSize,
   });
+  app.decorate('invoices', invoices);
   await app.register(async (api) => {
     api.decorateRequest('auth', null);
     api.addHook('onRequest', authHook(auth));

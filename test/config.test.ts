@@ -121,6 +121,7 @@ describe('loadConfig overrides', () => {
       },
       metricsToken: 'metrics-token-0123456789',
       revisionsKeep: 50,
+      detailCacheSize: 1000,
       secret,
       logLevel: 'warn',
       dataDir: '/var/lib/invoicing',

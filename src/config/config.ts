@@ -36,6 +36,8 @@ export interface Config {
   metricsToken: string | null;
   /** INVOICING_REVISIONS_KEEP: previous revisions kept per document (0: all). */
   revisionsKeep: number;
+  /** INVOICING_DETAIL_CACHE_SIZE: documents whose serialized GET response is kept (0: none). */
+  detailCacheSize: number;
   /** From INVOICING_SECRET; when null the service generates one and keeps it in the database. */
   secret: string | null;
   logLevel: string;
@@ -262,6 +264,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     linkRatePerMin: parseInteger(env, 'INVOICING_LINK_RATE_PER_MIN', 120, 1, 1_000_000),
   };
   const revisionsKeep = parseInteger(env, 'INVOICING_REVISIONS_KEEP', 100, 0, 1_000_000);
+  const detailCacheSize = parseInteger(env, 'INVOICING_DETAIL_CACHE_SIZE', 1000, 0, 1_000_000);
   const secret = read(env, 'INVOICING_SECRET') ?? null;
   if (secret !== null && secret.length < 32) {
     throw new ConfigError('INVOICING_SECRET', 'must be at least 32 characters long');
@@ -299,6 +302,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     limits,
     metricsToken,
     revisionsKeep,
+    detailCacheSize,
     secret,
     logLevel,
     dataDir,

@@ -18,6 +18,7 @@ import {
 import pg from 'pg';
 import type { DatabaseTarget } from '../config/config.js';
 import type { Database } from './types.js';
+import { cachingSqlite, SqliteStatementCache } from './statement-cache.js';
 
 export type Db = Kysely<Database>;
 export type Executor = Kysely<Database> | Transaction<Database>;
@@ -27,8 +28,16 @@ export type SqlDialect = 'sqlite' | 'postgres';
 export interface DatabaseHandle {
   db: Db;
   dialect: SqlDialect;
+  /**
+   * SQLite: the prepared-statement cache every Kysely query goes through (statement-cache.ts);
+   * usable directly for hot SQL. Null on PostgreSQL.
+   */
+  statements?: SqliteStatementCache | null;
   close(): Promise<void>;
 }
+
+/** Statements kept per SQLite connection: the service's distinct SQL texts fit with room. */
+export const STATEMENT_CACHE_SIZE = 512;
 
 /**
  * Which database a Kysely instance (or transaction, or a migration's untyped handle) talks
@@ -79,8 +88,10 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
     sqlite.pragma('synchronous = FULL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    const db = new Kysely<Database>({ dialect: new LockingSqliteDialect({ database: sqlite }) });
-    return { db, dialect: 'sqlite', close: () => db.destroy() };
+    // Kysely prepares every query it runs; the cache hands back the statement prepared before.
+    const statements = new SqliteStatementCache(sqlite, { max: STATEMENT_CACHE_SIZE });
+    const db = new Kysely<Database>({ dialect: new LockingSqliteDialect({ database: cachingSqlite(sqlite, statements) }) });
+    return { db, dialect: 'sqlite', statements, close: () => db.destroy() };
   }
   const pool = new pg.Pool({ connectionString: target.url, max: 10 });
   // An idle client's error (e.g. the server restarting) must not crash the process.

@@ -11,6 +11,7 @@ import * as invoiceSearch from './migrations/2026-11-25T2350_invoice_search.js';
 import * as edo from './migrations/2026-11-26T0100_edo.js';
 import * as linkEpoch from './migrations/2026-11-26T1000_link_epoch.js';
 import * as eventsWebhooks from './migrations/2026-11-26T1200_events_webhooks.js';
+import * as teamDocumentCounts from './migrations/2026-11-26T1300_team_document_counts.js';
 
 const migrations: Record<string, Migration> = {
   '2026-11-25T2200_spine': spine,
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26T0100_edo': edo,
   '2026-11-26T1000_link_epoch': linkEpoch,
   '2026-11-26T1200_events_webhooks': eventsWebhooks,
+  '2026-11-26T1300_team_document_counts': teamDocumentCounts,
 };
 
 class StaticProvider implements MigrationProvider {

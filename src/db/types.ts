@@ -215,6 +215,14 @@ export interface Database {
   bank_accounts: BankAccountsTable;
   managers: ManagersTable;
   signers: SignersTable;
+  team_document_counts: TeamDocumentCountsTable;
+}
+
+/** A share of a team's document count (src/db/document-counts.ts); the count is the sum. */
+export interface TeamDocumentCountsTable {
+  team_id: string;
+  shard: number;
+  documents: number;
 }
 
 export type TariffRow = Selectable<TariffsTable>;

@@ -20,6 +20,11 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ catalog: CatalogService 
         response: { 200: ref(CatalogResponse, 'The catalog of the team.'), ...errorResponses(401, 403, 429, 500) },
       },
     },
-    async (request) => catalog.getCatalog(requireAuth(request)),
+    async (request, reply) => {
+      // Serialized by the route's own serializer (and kept while the team's data is unchanged).
+      const json = await catalog.getCatalogJson(requireAuth(request), (body) => String(reply.serialize(body)));
+      reply.header('content-type', 'application/json; charset=utf-8');
+      return reply.send(json as unknown as CatalogResponse);
+    },
   );
 };

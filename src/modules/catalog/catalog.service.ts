@@ -52,8 +52,32 @@ export function toCatalogResponse(data: CatalogData, maxOrganizations: number, d
   };
 }
 
+/** Teams whose serialized catalog a node keeps (validated on every read, see getCatalogJson). */
+const CATALOG_CACHE_MAX = 1000;
+
 export class CatalogService {
+  private readonly serialized = new Map<string, { inputs: string; json: string }>();
+
   constructor(private readonly db: Db) {}
+
+  /**
+   * The catalog as JSON text, `serialize` being the route's response serializer. The team's
+   * reference rows are read on every request; the serialized text is reused while they and the
+   * tariff's organization limit are exactly what it was built from (compared, not timed), so a
+   * change shows on the very next request, on every node.
+   */
+  async getCatalogJson(auth: AuthContext, serialize: (body: CatalogResponse) => string): Promise<string> {
+    if (auth.mode === 'demo') return serialize(await this.getCatalog(auth));
+    const data = await loadCatalogData(this.db, auth.teamId);
+    const inputs = `${auth.tariff.max_organizations}\u0000${JSON.stringify(data)}`;
+    const hit = this.serialized.get(auth.teamId);
+    if (hit !== undefined && hit.inputs === inputs) return hit.json;
+    const json = serialize(toCatalogResponse(data, auth.tariff.max_organizations, false));
+    this.serialized.delete(auth.teamId);
+    this.serialized.set(auth.teamId, { inputs, json });
+    if (this.serialized.size > CATALOG_CACHE_MAX) this.serialized.delete(this.serialized.keys().next().value as string);
+    return json;
+  }
 
   async getCatalog(auth: AuthContext): Promise<CatalogResponse> {
     if (auth.mode === 'demo') return toCatalogResponse(DEMO_CATALOG_DATA, auth.tariff.max_organizations, true);

@@ -1,7 +1,9 @@
 /** SQL of the documents module. Every function takes the executor first and the team. */
 import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import { addDocuments, teamDocumentCount } from '../../db/document-counts.js';
 import { modifiedSince, teamScope } from '../../db/list-plans.js';
+import { preparedQuery } from '../../db/prepared-query.js';
 import { invoiceSearchMatches, probeTrigramTable, usesTrigramTable, type SearchPlan } from '../../db/text-search.js';
 import type {
   InvoiceItemsTable,
@@ -12,13 +14,16 @@ import type {
   ShareLinksTable,
 } from '../../db/types.js';
 
+// The two reads of every GET detail, compiled once (src/db/prepared-query.ts).
+const invoiceById = preparedQuery<'teamId' | 'publicId', InvoiceRow>((db, p) =>
+  db.selectFrom('invoices').selectAll().where('team_id', '=', p('teamId')).where('public_id', '=', p('publicId')),
+);
+const shareLinksOf = preparedQuery<'teamId' | 'publicId', ShareLinkRow>((db, p) =>
+  db.selectFrom('share_links').selectAll().where('team_id', '=', p('teamId')).where('public_id', '=', p('publicId')).orderBy('sort_order'),
+);
+
 export async function findInvoice(db: Executor, teamId: string, publicId: string): Promise<InvoiceRow | undefined> {
-  return db
-    .selectFrom('invoices')
-    .selectAll()
-    .where('team_id', '=', teamId)
-    .where('public_id', '=', publicId)
-    .executeTakeFirst();
+  return (await invoiceById(db, { teamId, publicId }))[0];
 }
 
 /** Whether any team holds the id (client-supplied ids are unique across teams). */
@@ -27,8 +32,21 @@ export async function publicIdTaken(db: Executor, publicId: string): Promise<boo
   return row !== undefined;
 }
 
+/**
+ * Inserts documents and adds them to their team's document count (the unfiltered list's
+ * `total`, src/db/document-counts.ts): call inside the creating transaction.
+ */
 export async function insertInvoice(db: Executor, row: Insertable<InvoicesTable>): Promise<void> {
-  await db.insertInto('invoices').values(row).execute();
+  await insertInvoices(db, [row]);
+}
+
+/** Several documents at once (e.g. one transaction of grouped creates), counted per team. */
+export async function insertInvoices(db: Executor, rows: Array<Insertable<InvoicesTable>>): Promise<void> {
+  if (rows.length === 0) return;
+  await db.insertInto('invoices').values(rows).execute();
+  const perTeam = new Map<string, number>();
+  for (const row of rows) perTeam.set(row.team_id, (perTeam.get(row.team_id) ?? 0) + 1);
+  for (const [teamId, n] of perTeam) await addDocuments(db, teamId, n);
 }
 
 /** Optimistic update: applies only when the stored revision is still `expectedRevision`. */
@@ -67,13 +85,7 @@ export async function insertItems(db: Executor, items: Array<Insertable<InvoiceI
 }
 
 export async function listShareLinks(db: Executor, teamId: string, publicId: string): Promise<ShareLinkRow[]> {
-  return db
-    .selectFrom('share_links')
-    .selectAll()
-    .where('team_id', '=', teamId)
-    .where('public_id', '=', publicId)
-    .orderBy('sort_order')
-    .execute();
+  return shareLinksOf(db, { teamId, publicId });
 }
 
 export async function insertShareLinks(db: Executor, links: Array<Insertable<ShareLinksTable>>): Promise<void> {
@@ -245,10 +257,17 @@ export async function listInvoices(
   f: ListFilters,
 ): Promise<{ rows: InvoiceListRow[]; total: number }> {
   const plan = await searchPlan(db, teamId, f);
-  const count = await filtered(db, teamId, f, { q: plan, collectUpdated: false })
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .executeTakeFirstOrThrow();
-  const total = Number(count.n);
+  // No filter: the team's document counter, kept in the creating transactions, is the count.
+  const unfiltered = !f.q && !f.dateFrom && !f.dateTo && !f.updatedSince;
+  const total = unfiltered
+    ? await teamDocumentCount(db, teamId)
+    : Number(
+        (
+          await filtered(db, teamId, f, { q: plan, collectUpdated: false })
+            .select((eb) => eb.fn.countAll<number | string>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
   if (total === 0 || f.offset >= total) return { rows: [], total };
   const dense = plan === 'scan' || total > DENSE_MATCHES;
   const page = await filtered(db, teamId, f, { q: dense ? 'scan' : plan, collectUpdated: !dense })

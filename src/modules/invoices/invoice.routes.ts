@@ -7,6 +7,7 @@ import { requireAuth } from '../teams/index.js';
 import {
   CreateInvoiceBody,
   InvoiceList,
+  InvoiceListItem,
   InvoicePayload,
   InvoiceRevisionDetail,
   InvoiceRevisionList,
@@ -129,9 +130,15 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
       },
     },
     async (request, reply) => {
-      const detail = await invoices.get(requireAuth(request), request.params.public_id, requestInfo(request));
+      // Serialized by the route's own response serializer, so the cached text (issue 12) is
+      // byte for byte what Fastify would send for the object.
+      const detail = await invoices.getJson(requireAuth(request), request.params.public_id, requestInfo(request), (body) =>
+        String(reply.serialize(body)),
+      );
       reply.header('ETag', detail.etag);
-      return detail.body;
+      reply.header('content-type', 'application/json; charset=utf-8');
+      // The route declares the object it serializes; the text is that object already serialized.
+      return reply.send(detail.json as unknown as InvoiceDetail);
     },
   );
 
@@ -184,6 +191,14 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
         response: { 200: ref(InvoiceList, 'A page of documents.'), ...errorResponses(400, 401, 403, 429, 500) },
       },
     },
-    async (request) => invoices.list(requireAuth(request), request.query, requestInfo(request)),
+    async (request, reply) => {
+      // Serialized by the route's serializers; items are reused per document (issue 12).
+      const json = await invoices.listJson(requireAuth(request), request.query, requestInfo(request), {
+        list: (body) => String(reply.serialize(body)),
+        item: (item) => String(reply.serializeInput(item, InvoiceListItem)),
+      });
+      reply.header('content-type', 'application/json; charset=utf-8');
+      return reply.send(json as unknown as InvoiceList);
+    },
   );
 };

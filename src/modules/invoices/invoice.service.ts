@@ -24,6 +24,8 @@ import { buildListItem, buildRevisionDetail, buildRevisionList, DemoDocuments } 
 import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
 import { buildInvoiceResponse, etagOf, totalsOf, type ViewContext } from './invoice.view.js';
 import type { DocumentTotals } from './totals.js';
+import { DetailCache, ListItemCache, type DetailInputs } from './invoice.detail-cache.js';
+import { portalExpiry } from '../links/index.js';
 import type { WriteOutcome } from './invoice.model.js';
 import * as repo from './invoice.repository.js';
 import { resolveSeller } from './seller.js';
@@ -69,6 +71,11 @@ export interface InvoiceServiceDeps {
    * deleted in the update's transaction); 0 keeps every one.
    */
   revisionsKeep?: number;
+  /**
+   * How many documents keep their serialized GET response (invoice.detail-cache.ts); 0 turns
+   * the cache off (every GET builds and serializes afresh). Default 1,000.
+   */
+  detailCacheSize?: number;
 }
 
 const MAX_UPDATE_ATTEMPTS = 5;
@@ -91,6 +98,8 @@ export class InvoiceService {
   private readonly effects: WriteEffects;
   /** Document transactions: shared by writes arriving together on SQLite (src/db/group-commit.ts). */
   private readonly commits: GroupCommit;
+  private readonly detailCache: DetailCache;
+  private readonly listItems: ListItemCache;
 
   constructor(private readonly deps: InvoiceServiceDeps) {
     this.commits = groupCommitFor(deps.db);
@@ -98,6 +107,9 @@ export class InvoiceService {
     this.idempotency = new IdempotencyStore(deps.db, deps.clock, { deliveryLeaseMs: deps.notifications.policy.leaseMs });
     this.demo = new DemoDocuments(deps.bases, deps.demoPublicId);
     this.effects = new WriteEffects({ notifications: deps.notifications, edo: deps.edo });
+    this.detailCache = new DetailCache(deps.detailCacheSize ?? 1000);
+    // List items are small and many per page: ten per detail entry.
+    this.listItems = new ListItemCache((deps.detailCacheSize ?? 1000) * 10);
   }
 
   async create(auth: AuthContext, body: unknown, info: RequestInfo & { idempotencyKey: string | null }): Promise<WriteOutcome> {
@@ -168,7 +180,101 @@ export class InvoiceService {
     return { body, etag: etagOf(publicId, row.revision) };
   }
 
+  /** The detail cache's counters (hits, misses, documents kept). */
+  detailCacheStats(): { hits: number; misses: number; size: number; listItemHits: number } {
+    return { hits: this.detailCache.hits, misses: this.detailCache.misses, size: this.detailCache.size, listItemHits: this.listItems.hits };
+  }
+
+  /**
+   * GET detail as JSON text, `serialize` being the route's response serializer: the same bytes
+   * as `serialize(get(...).body)`, taken from the detail cache when every input read from the
+   * database is what the cached text was built from.
+   */
+  async getJson(
+    auth: AuthContext,
+    publicId: string,
+    info: RequestInfo,
+    serialize: (body: InvoiceDetail) => string,
+  ): Promise<{ json: string; etag: string }> {
+    if (auth.mode === 'demo') {
+      const detail = await this.get(auth, publicId, info);
+      return { json: serialize(detail.body), etag: detail.etag };
+    }
+    // Both reads at once: on PostgreSQL two connections, one round trip of latency.
+    const [row, links] = await Promise.all([
+      repo.findInvoice(this.deps.db, auth.teamId, publicId),
+      repo.listShareLinks(this.deps.db, auth.teamId, publicId),
+    ]);
+    if (!row) throw notFound(publicId);
+    const edo = await this.effects.edoState(this.deps.db, row);
+    const etag = etagOf(publicId, row.revision);
+    const cache = this.detailCache;
+    const now = this.deps.clock.now();
+    const inputs: DetailInputs = {
+      row,
+      links,
+      edo,
+      keyId: auth.keyId,
+      keyName: auth.keyName,
+      externalShare: auth.tariff.external_share,
+      portalExp: `${portalExpiry('view', now)}/${portalExpiry('edit', now)}`,
+    };
+    const hit = cache.lookup(inputs, info.host, info.requestId);
+    if (hit !== null) return { json: hit, etag };
+    const build = (request: RequestInfo) =>
+      serialize(buildInvoiceResponse(row, links, { ...this.viewContext(auth, request, storedNotifications(row), edo), now }));
+    if (cache.splices(info.host, info.requestId)) {
+      const json = cache.store(inputs, build({ host: cache.hostMark, requestId: cache.idMark }), info.host, info.requestId);
+      if (json !== null) return { json, etag };
+    }
+    return { json: build(info), etag };
+  }
+
   async list(auth: AuthContext, query: ListQuery, info: RequestInfo): Promise<InvoiceList> {
+    const page = await this.listPage(auth, query, info);
+    if ('items' in page) return page;
+    return { ...page.envelope, items: page.rows.map((r) => buildListItem(r, this.deps.bases, auth.tariff)) };
+  }
+
+  /**
+   * The list as JSON text: the same bytes as `serialize.list(list(...))`, with each item's text
+   * reused from the list-item cache while the columns read for it are unchanged.
+   */
+  async listJson(
+    auth: AuthContext,
+    query: ListQuery,
+    info: RequestInfo,
+    serialize: { list: (body: InvoiceList) => string; item: (item: InvoiceList['items'][number]) => string },
+  ): Promise<string> {
+    const page = await this.listPage(auth, query, info);
+    if ('items' in page) return serialize.list(page);
+    const build = (r: repo.InvoiceListRow) => buildListItem(r, this.deps.bases, auth.tariff);
+    const cache = this.listItems;
+    const envelope = serialize.list({ ...page.envelope, items: [] });
+    const slot = '"items":[]';
+    const at = envelope.indexOf(slot);
+    if (!cache.enabled || at < 0 || envelope.indexOf(slot, at + 1) >= 0) {
+      return serialize.list({ ...page.envelope, items: page.rows.map(build) });
+    }
+    const teamId = auth.mode === 'live' ? auth.teamId : '';
+    const external = auth.tariff.external_share;
+    const items = page.rows.map((r) => {
+      const row = r as unknown as Record<string, unknown>;
+      const hit = cache.get(teamId, row, external);
+      if (hit !== null) return hit;
+      const json = serialize.item(build(r));
+      cache.set(teamId, row, external, json);
+      return json;
+    });
+    return `${envelope.slice(0, at)}"items":[${items.join(',')}]${envelope.slice(at + slot.length)}`;
+  }
+
+  /** The list's checks and its rows (or the whole demo list). */
+  private async listPage(
+    auth: AuthContext,
+    query: ListQuery,
+    info: RequestInfo,
+  ): Promise<InvoiceList | { envelope: Omit<InvoiceList, 'items'>; rows: repo.InvoiceListRow[] }> {
     const limit = query.limit ?? 50;
     const offset = query.offset ?? 0;
     // The date-time format admits instants Date cannot hold (a leap second :60).
@@ -192,7 +298,7 @@ export class InvoiceService {
       limit,
       offset,
     });
-    return { ok: true, total, limit, offset, items: rows.map((r) => buildListItem(r, this.deps.bases, auth.tariff)) };
+    return { envelope: { ok: true, total, limit, offset }, rows };
   }
 
   /** A page of the previous revisions, newest first, without their documents. */

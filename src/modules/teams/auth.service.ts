@@ -2,14 +2,15 @@
  * Resolves presented credentials to the caller: a team key, a service key scoped by
  * `x-tenant-id`, or the published demo token (dry-run). Keys are found by the SHA-256 of
  * the secret and the hashes compared in constant time. A one-second cache serves hot keys,
- * so a key deactivated anywhere is refused everywhere within a second.
+ * so a key deactivated anywhere is refused everywhere within a second. The team and its
+ * tariff are read on every request, so a tariff change shows at once.
  */
 import type { Db } from '../../db/database.js';
 import type { ApiKeyRow, TeamRow } from '../../db/types.js';
 import { ApiError } from '../../shared/errors.js';
 import { hashSecret, safeEqual } from '../../shared/tokens.js';
 import { DEFAULT_TARIFF, tariffFromRow, type Tariff } from './tariffs.js';
-import { countActiveKeysBefore, findApiKeyByHash, findTariff, findTeam } from './teams.repository.js';
+import { countActiveKeysBefore, findApiKeyByHash, findTeamAndTariff } from './teams.repository.js';
 
 export type KeySource = 'x-api-key' | 'authorization' | 'query';
 
@@ -71,7 +72,6 @@ interface CachedKey {
 interface CachedTeam {
   team: TeamRow | null;
   tariff: Tariff;
-  expiresAt: number;
 }
 
 const CACHE_TTL_MS = 1000;
@@ -79,7 +79,6 @@ const CACHE_MAX = 10_000;
 
 export class AuthService {
   private readonly keys = new Map<string, CachedKey>();
-  private readonly teams = new Map<string, CachedTeam>();
 
   constructor(
     private readonly db: Db,
@@ -145,7 +144,7 @@ export class AuthService {
   /**
    * The team's context for work the service does on its behalf through a signed link (the
    * portal's pages and edits), acting as `actor` with no API key (keyId 0). Null when the team
-   * does not exist. Shares the one-second team cache with key authentication.
+   * does not exist. Reads the team afresh, as key authentication does.
    */
   async signedLinkContext(teamId: string, actor: string): Promise<Extract<AuthContext, { mode: 'live' }> | null> {
     if (teamId === DEMO_TEAM_ID) return null;
@@ -168,15 +167,15 @@ export class AuthService {
     return entry;
   }
 
+  /**
+   * The team and its tariff, read afresh on every request (issue 12: a tariff change shows on
+   * the very next request, on every node; two prepared primary-key reads). Keys keep their
+   * one-second cache.
+   */
   private async lookupTeam(teamId: string): Promise<CachedTeam> {
-    const now = Date.now();
-    const hit = this.teams.get(teamId);
-    if (hit && hit.expiresAt > now) return hit;
-    const team = (await findTeam(this.db, teamId)) ?? null;
-    const tariffRow = team?.tariff_id ? await findTariff(this.db, team.tariff_id) : undefined;
-    const entry = { team, tariff: tariffFromRow(tariffRow), expiresAt: now + CACHE_TTL_MS };
-    remember(this.teams, teamId, entry);
-    return entry;
+    const found = await findTeamAndTariff(this.db, teamId);
+    const team = found.team ?? null;
+    return { team, tariff: tariffFromRow(team?.tariff_id ? found.tariff : undefined) };
   }
 }
 

@@ -1,4 +1,5 @@
 /** Reads of teams, keys and reference data. Every tenant query takes the team. */
+import { preparedQuery } from '../../db/prepared-query.js';
 import type { Executor } from '../../db/database.js';
 import type {
   ApiKeyRow,
@@ -26,8 +27,22 @@ export async function countActiveKeysBefore(db: Executor, teamId: string, keyId:
   return Number(row.n);
 }
 
+// Read on every authenticated request, compiled once (src/db/prepared-query.ts).
+const teamById = preparedQuery<'id', TeamRow>((db, p) => db.selectFrom('teams').selectAll().where('id', '=', p('id')));
+const tariffById = preparedQuery<'id', TariffRow>((db, p) => db.selectFrom('tariffs').selectAll().where('id', '=', p('id')));
+
+const tariffOfTeam = preparedQuery<'id', TariffRow>((db, p) =>
+  db.selectFrom('tariffs').selectAll().where('id', '=', (eb) => eb.selectFrom('teams').select('tariff_id').where('teams.id', '=', p('id'))),
+);
+
+/** The team and its tariff, read at once (two connections on PostgreSQL: one round trip of latency). */
+export async function findTeamAndTariff(db: Executor, teamId: string): Promise<{ team: TeamRow | undefined; tariff: TariffRow | undefined }> {
+  const [teams, tariffs] = await Promise.all([teamById(db, { id: teamId }), tariffOfTeam(db, { id: teamId })]);
+  return { team: teams[0], tariff: tariffs[0] };
+}
+
 export async function findTeam(db: Executor, teamId: string): Promise<TeamRow | undefined> {
-  return db.selectFrom('teams').selectAll().where('id', '=', teamId).executeTakeFirst();
+  return (await teamById(db, { id: teamId }))[0];
 }
 
 /**
@@ -40,23 +55,39 @@ export async function lockTeam(db: Executor, teamId: string): Promise<void> {
 }
 
 export async function findTariff(db: Executor, tariffId: string): Promise<TariffRow | undefined> {
-  return db.selectFrom('tariffs').selectAll().where('id', '=', tariffId).executeTakeFirst();
+  return (await tariffById(db, { id: tariffId }))[0];
 }
+
+const listOrganizationsQuery = preparedQuery<'teamId', OrganizationRow>((db, p) =>
+  db.selectFrom('organizations').selectAll().where('team_id', '=', p('teamId')).orderBy('sort_order').orderBy('id'),
+);
 
 export async function listOrganizations(db: Executor, teamId: string): Promise<OrganizationRow[]> {
-  return db.selectFrom('organizations').selectAll().where('team_id', '=', teamId).orderBy('sort_order').orderBy('id').execute();
+  return listOrganizationsQuery(db, { teamId });
 }
+
+const listBankAccountsQuery = preparedQuery<'teamId', BankAccountRow>((db, p) =>
+  db.selectFrom('bank_accounts').selectAll().where('team_id', '=', p('teamId')).orderBy('sort_order').orderBy('id'),
+);
 
 export async function listBankAccounts(db: Executor, teamId: string): Promise<BankAccountRow[]> {
-  return db.selectFrom('bank_accounts').selectAll().where('team_id', '=', teamId).orderBy('sort_order').orderBy('id').execute();
+  return listBankAccountsQuery(db, { teamId });
 }
+
+const listManagersQuery = preparedQuery<'teamId', ManagerRow>((db, p) =>
+  db.selectFrom('managers').selectAll().where('team_id', '=', p('teamId')).orderBy('sort_order').orderBy('id'),
+);
 
 export async function listManagers(db: Executor, teamId: string): Promise<ManagerRow[]> {
-  return db.selectFrom('managers').selectAll().where('team_id', '=', teamId).orderBy('sort_order').orderBy('id').execute();
+  return listManagersQuery(db, { teamId });
 }
 
+const listSignersQuery = preparedQuery<'teamId', SignerRow>((db, p) =>
+  db.selectFrom('signers').selectAll().where('team_id', '=', p('teamId')).orderBy('sort_order').orderBy('id'),
+);
+
 export async function listSigners(db: Executor, teamId: string): Promise<SignerRow[]> {
-  return db.selectFrom('signers').selectAll().where('team_id', '=', teamId).orderBy('sort_order').orderBy('id').execute();
+  return listSignersQuery(db, { teamId });
 }
 
 export async function nextApiKeyId(db: Executor): Promise<number> {

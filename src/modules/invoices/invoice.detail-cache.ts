@@ -1,0 +1,176 @@
+/**
+ * The serialized GET detail response, built once per state of the document (issue 12).
+ *
+ * Building the detail (totals in decimal arithmetic, amount in words, QR payload, portal-token
+ * HMACs, links) and serializing it through the deep response schema cost most of a GET's CPU,
+ * for a document that has not changed since it was written. This cache keeps, per document,
+ * the serialized JSON split around the two per-request strings (`api.request_host`,
+ * `api.request_id`), together with everything it was built from.
+ *
+ * Validation, never time: an entry is used only when every input read from the database for
+ * this request equals the one it was built from: every column of the `invoices` row (revision,
+ * statuses, viewed/paid times, notification outcome, link epoch, …), every share link, the EDO
+ * state, and the request-independent parts of the caller (key id and name, the tariff's
+ * external-share right) and the portal links' expiry (a UTC day). A PUT, a status change or a
+ * tariff change therefore shows on the very next GET, on this node or any other, since every
+ * node reads the same rows. Per-request strings are spliced in verbatim only when they need
+ * no JSON escaping; otherwise the caller serializes afresh (same bytes either way).
+ */
+import { randomBytes } from 'node:crypto';
+import type { InvoiceRow, ShareLinkRow } from '../../db/types.js';
+import type { EdoSync } from '../edo/index.js';
+
+/** The inputs of one detail response that are not per request. */
+export interface DetailInputs {
+  row: InvoiceRow;
+  links: ShareLinkRow[];
+  edo: EdoSync | null;
+  keyId: number;
+  keyName: string;
+  externalShare: boolean;
+  /** Portal token expiries (view, edit): change once a day. */
+  portalExp: string;
+}
+
+interface Entry {
+  inputs: DetailInputs;
+  edoJson: string;
+  /** The JSON around the request host and id: [before host, between, after id]. */
+  parts: [string, string, string];
+}
+
+/** Strings fast-json-stringify and JSON.stringify both write as `"` + s + `"`. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+function sameLinks(a: ShareLinkRow[], b: ShareLinkRow[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as ShareLinkRow;
+    const y = b[i] as ShareLinkRow;
+    if (
+      x.token !== y.token ||
+      x.kind !== y.kind ||
+      x.email !== y.email ||
+      x.name !== y.name ||
+      x.position !== y.position ||
+      x.sort_order !== y.sort_order
+    ) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function sameRow(a: InvoiceRow, b: InvoiceRow): boolean {
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const k of keys) {
+    if ((a as unknown as Record<string, unknown>)[k] !== (b as unknown as Record<string, unknown>)[k]) return false;
+  }
+  return true;
+}
+
+function compose(parts: [string, string, string], host: string, requestId: string): string {
+  return `${parts[0]}"${host}"${parts[1]}"${requestId}"${parts[2]}`;
+}
+
+export class DetailCache {
+  private readonly entries = new Map<string, Entry>();
+  /** Random per process, so no document can contain them. */
+  readonly hostMark = `h${randomBytes(16).toString('hex')}`;
+  readonly idMark = `r${randomBytes(16).toString('hex')}`;
+  hits = 0;
+  misses = 0;
+
+  constructor(private readonly max: number) {}
+
+  get enabled(): boolean {
+    return this.max > 0;
+  }
+
+  /** Whether the request's host and id can be spliced in verbatim (no JSON escaping needed). */
+  splices(host: string, requestId: string): boolean {
+    return this.enabled && PLAIN.test(host) && PLAIN.test(requestId);
+  }
+
+  /** The cached JSON for these inputs with the request's host and id, or null (not cached, or any input changed). */
+  lookup(inputs: DetailInputs, host: string, requestId: string): string | null {
+    if (!this.splices(host, requestId)) return null;
+    const key = `${inputs.row.team_id}\u0000${inputs.row.public_id}`;
+    const entry = this.entries.get(key);
+    if (
+      entry === undefined ||
+      entry.inputs.keyId !== inputs.keyId ||
+      entry.inputs.keyName !== inputs.keyName ||
+      entry.inputs.externalShare !== inputs.externalShare ||
+      entry.inputs.portalExp !== inputs.portalExp ||
+      !sameRow(entry.inputs.row, inputs.row) ||
+      !sameLinks(entry.inputs.links, inputs.links) ||
+      entry.edoJson !== JSON.stringify(inputs.edo)
+    ) {
+      this.misses++;
+      return null;
+    }
+    this.hits++;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return compose(entry.parts, host, requestId);
+  }
+
+  /**
+   * Keeps `json`, the response serialized with `hostMark` and `idMark` as the request host and
+   * id, and returns it with the request's own. Null when the marks are not found once each in
+   * order (nothing is kept; the caller serializes with the real values).
+   */
+  store(inputs: DetailInputs, json: string, host: string, requestId: string): string | null {
+    const hostMark = `"${this.hostMark}"`;
+    const idMark = `"${this.idMark}"`;
+    const h = json.indexOf(hostMark);
+    const i = json.indexOf(idMark);
+    if (h < 0 || i < h || json.indexOf(hostMark, h + 1) >= 0 || json.indexOf(idMark, i + 1) >= 0) return null;
+    const parts: [string, string, string] = [json.slice(0, h), json.slice(h + hostMark.length, i), json.slice(i + idMark.length)];
+    const key = `${inputs.row.team_id}\u0000${inputs.row.public_id}`;
+    this.entries.delete(key);
+    this.entries.set(key, { inputs, edoJson: JSON.stringify(inputs.edo), parts });
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
+    return compose(parts, host, requestId);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+/**
+ * Serialized list items, one per document (issue 12), validated like the detail: an item is
+ * reused only when every column the list read for it (and its buyer share token) and the
+ * tariff's external-share right equal those it was serialized from.
+ */
+export class ListItemCache {
+  private readonly entries = new Map<string, { row: Record<string, unknown>; externalShare: boolean; json: string }>();
+  hits = 0;
+  misses = 0;
+
+  constructor(private readonly max: number) {}
+
+  get enabled(): boolean {
+    return this.max > 0;
+  }
+
+  get(teamId: string, row: Record<string, unknown>, externalShare: boolean): string | null {
+    const entry = this.entries.get(`${teamId}\u0000${String(row.public_id)}`);
+    if (entry === undefined || entry.externalShare !== externalShare || !sameRow(entry.row as never, row as never)) {
+      this.misses++;
+      return null;
+    }
+    this.hits++;
+    return entry.json;
+  }
+
+  set(teamId: string, row: Record<string, unknown>, externalShare: boolean, json: string): void {
+    const key = `${teamId}\u0000${String(row.public_id)}`;
+    this.entries.delete(key);
+    this.entries.set(key, { row, externalShare, json });
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
+  }
+}

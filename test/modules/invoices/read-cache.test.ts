@@ -1,0 +1,265 @@
+/**
+ * The read path's caches (issue 12): the cached GET detail is byte for byte the response a
+ * full rebuild gives (every field but the per-request `api.request_id`), and nothing is ever
+ * stale: a PUT, a status change (viewed, paid, e-mail outcome, EDO news) or a tariff change
+ * shows on the very next GET, on the node that cached the document and on a second node
+ * sharing the database (two app instances on one PostgreSQL database or one SQLite file).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../../src/db/database.js';
+import { documentStatusPort, markDocumentViewed, markPaymentReported } from '../../../src/modules/invoices/index.js';
+import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import type { TestDatabase } from '../../helpers/db.js';
+import { ACME, createOk, put, referenceDoc, simpleDoc } from './write-helpers.js';
+
+let a: TestApp; // caches the detail
+let b: TestApp; // a second node on the same database, cache on
+let rebuild: TestApp; // a third node with the cache off: every GET built afresh
+
+function secondNode(db: TestDatabase): TestDatabase {
+  const handle = openDatabase(db.target);
+  return { ...handle, target: db.target, url: db.url, drop: async () => undefined };
+}
+
+beforeAll(async () => {
+  a = await buildTestApp();
+  b = await buildTestApp({ db: secondNode(a.db), bootstrap: null });
+  rebuild = await buildTestApp({ db: secondNode(a.db), bootstrap: null, env: { INVOICING_DETAIL_CACHE_SIZE: '0' } });
+});
+
+afterAll(async () => {
+  for (const t of [rebuild, b]) {
+    await t?.close();
+    await t?.db.close();
+  }
+  await a?.close();
+});
+
+async function getRaw(t: TestApp, id: string): Promise<{ body: string; etag: string; type: string }> {
+  const res = await t.call({ method: 'GET', url: `/api/v1/invoices/${id}`, headers: ACME });
+  expect(res.statusCode).toBe(200);
+  return { body: res.body, etag: String(res.headers.etag), type: String(res.headers['content-type']) };
+}
+
+/** The per-request field, blanked. */
+const withoutRequestId = (body: string) => body.replace(/"request_id":"[^"]*"/, '"request_id":""');
+
+function hits(t: TestApp): number {
+  return t.app.invoices.detailCacheStats().hits;
+}
+
+/** A's cached answer (asserted to come from the cache) equals a full rebuild's, bytes and headers. */
+async function expectCachedEqualsRebuild(id: string): Promise<Record<string, any>> {
+  await getRaw(a, id);
+  const before = hits(a);
+  const cached = await getRaw(a, id);
+  expect(hits(a)).toBe(before + 1);
+  const fresh = await getRaw(rebuild, id);
+  expect(withoutRequestId(cached.body)).toBe(withoutRequestId(fresh.body));
+  expect(cached.body).not.toBe(fresh.body); // the request ids differ: per request
+  expect(cached.etag).toBe(fresh.etag);
+  expect(cached.type).toBe(fresh.type);
+  return JSON.parse(cached.body);
+}
+
+describe('GET detail from the cache is what a full rebuild answers', () => {
+  const BUYER_EDO = '2BM-7736207543-773601001';
+  const cases: Array<[string, () => Record<string, unknown>]> = [
+    ['VAT on top', () => referenceDoc()],
+    ['VAT included', () => simpleDoc('inc', { prices_include_vat: true, items: [{ name: 'A', qty: 3, price: 999.99, vat_pct: 22 }] })],
+    [
+      'recipients',
+      () => ({
+        ...referenceDoc(),
+        number: 'rcp',
+        api_recipients: [
+          { email: 'anna@buyer.example', name: 'Анна', position: 'Бухгалтер' },
+          { email: 'boss@buyer.example', name: 'Борис' },
+        ],
+      }),
+    ],
+    ['EDO', () => simpleDoc('edo', { buyer_edo_id: BUYER_EDO })],
+    ['paid', () => simpleDoc('paid', { seller_status: 'paid' })],
+    ['cancelled', () => simpleDoc('cancelled', { seller_status: 'cancelled' })],
+    ['no QR, custom title, purpose', () => simpleDoc('t', { show_payment_qr: false, document_title: 'Счёт «особый»', purpose: 'Оплата "по договору" \\ 5' })],
+  ];
+  for (const [name, doc] of cases) {
+    it(name, async () => {
+      const created = await createOk(a, doc());
+      const body = await expectCachedEqualsRebuild(created.public_id);
+      expect(body.api.request_id).toBeTruthy();
+    });
+  }
+
+  it('restricted tariff', async () => {
+    const created = await createOk(a, simpleDoc('restricted'));
+    await expectCachedEqualsRebuild(created.public_id);
+    await a.db.db.updateTable('tariffs').set({ external_share: 0 }).where('id', '=', 'basic').execute();
+    try {
+      const body = await expectCachedEqualsRebuild(created.public_id);
+      expect(body.status.service_status).toBe('restricted');
+      expect(body.share_gate.reason).toBe('tariff_external_share_disabled');
+    } finally {
+      await a.db.db.updateTable('tariffs').set({ external_share: 1 }).where('id', '=', 'basic').execute();
+    }
+  });
+
+  it('a request host needing JSON escaping is answered right (serialized afresh)', async () => {
+    const created = await createOk(a, simpleDoc('host'));
+    const headers = { ...ACME, host: 'odd"host' };
+    const one = await a.app.inject({ method: 'GET', url: `/api/v1/invoices/${created.public_id}`, headers });
+    const two = await rebuild.app.inject({ method: 'GET', url: `/api/v1/invoices/${created.public_id}`, headers });
+    expect(one.statusCode).toBe(200);
+    expect(one.json().api.request_host).toBe('odd"host');
+    expect(withoutRequestId(one.body)).toBe(withoutRequestId(two.body));
+  });
+});
+
+describe('no stale read, on the same node and on another', () => {
+  let id: string;
+
+  /** The next GET on A (which has it cached) and on B (which has it cached too). */
+  async function both(): Promise<[Record<string, any>, Record<string, any>]> {
+    const [x, y] = [await getRaw(a, id), await getRaw(b, id)];
+    return [JSON.parse(x.body), JSON.parse(y.body)];
+  }
+
+  beforeAll(async () => {
+    id = (await createOk(a, { ...referenceDoc(), number: 'fresh-1', buyer_edo_id: BUYER_EDO_ID })).public_id;
+    await both();
+    await both(); // both nodes now serve it from their caches
+  });
+
+  const BUYER_EDO_ID = '2BM-7736207543-773601001';
+
+  it('a PUT on A shows on the next GET of A and of B', async () => {
+    const res = await put(a, id, { invoice: { ...referenceDoc(), number: 'fresh-2', buyer_edo_id: BUYER_EDO_ID } });
+    expect(res.statusCode).toBe(200);
+    for (const body of await both()) {
+      expect(body.invoice.number).toBe('fresh-2');
+      expect(body.api.revision).toBe(2);
+    }
+  });
+
+  it('a PUT on B shows on the next GET of A', async () => {
+    const res = await put(b, id, { invoice: { ...referenceDoc(), number: 'fresh-3', buyer_edo_id: BUYER_EDO_ID } });
+    expect(res.statusCode).toBe(200);
+    for (const body of await both()) expect(body.invoice.number).toBe('fresh-3');
+  });
+
+  it('EDO news (the job sent by the worker) shows at once', async () => {
+    const [before] = await both();
+    expect(before.metadata.edo.status).toBe('queued');
+    await b.app.edo.worker.sendDue();
+    for (const body of await both()) expect(body.metadata.edo.status).not.toBe('queued');
+  });
+
+  it('an e-mail outcome and a delivery show at once', async () => {
+    const [before] = await both();
+    await documentStatusPort.storeNotificationOutcome(a.db.db, 'acme', id, 3, {
+      ...before.notifications,
+      revision: 3,
+      results: [{ channel: 'email', email: 'buyer@example.com', status: 'sent', reason: '' }],
+    });
+    await documentStatusPort.onDelivered(a.db.db, 'acme', id);
+    for (const body of await both()) {
+      expect(body.notifications).not.toEqual(before.notifications);
+      expect(body.status.buyer_status).toBe('sent');
+    }
+  });
+
+  it('viewed, then paid (reported), show at once', async () => {
+    expect(await markDocumentViewed(a.db.db, 'acme', id, new Date().toISOString())).toBe(true);
+    for (const body of await both()) {
+      expect(body.status.buyer_status).toBe('viewed');
+      expect(body.metadata.viewed_at).not.toBeNull();
+    }
+    expect(await markPaymentReported(a.db.db, 'acme', id, new Date().toISOString())).toBe(true);
+    for (const body of await both()) expect(body.status.buyer_status).toBe('payment_reported');
+  });
+
+  it('the seller marks it paid: the QR goes off at once', async () => {
+    const res = await put(a, id, { invoice: { ...referenceDoc(), number: 'fresh-3', buyer_edo_id: BUYER_EDO_ID, seller_status: 'paid' } });
+    expect(res.statusCode).toBe(200);
+    for (const body of await both()) {
+      expect(body.status.seller_status).toBe('paid');
+      expect(body.qr).toMatchObject({ enabled: false, reason: 'invoice_paid' });
+    }
+  });
+
+  it('a tariff change shows at once', async () => {
+    await a.db.db.updateTable('tariffs').set({ external_share: 0 }).where('id', '=', 'basic').execute();
+    try {
+      for (const body of await both()) expect(body.share_gate.external_share_allowed).toBe(false);
+    } finally {
+      await a.db.db.updateTable('tariffs').set({ external_share: 1 }).where('id', '=', 'basic').execute();
+    }
+    for (const body of await both()) expect(body.share_gate.external_share_allowed).toBe(true);
+  });
+});
+
+describe('the catalog', () => {
+  const catalog = async (t: TestApp) => {
+    const res = await t.call({ method: 'GET', url: '/api/v1/ref/catalog', headers: ACME });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    return res.body;
+  };
+
+  it('served again is what a fresh build answers, and a change shows on the next request on every node', async () => {
+    const first = await catalog(a);
+    expect(await catalog(a)).toBe(first); // from a's cache
+    expect(await catalog(rebuild)).toBe(first); // built by another node
+    await a.db.db.updateTable('organizations').set({ name: 'ООО «Ромашка-2»' }).where('team_id', '=', 'acme').where('id', '=', 'org-1').execute();
+    try {
+      for (const t of [a, b]) expect(JSON.parse(await catalog(t)).organizations[0].name).toBe('ООО «Ромашка-2»');
+      await a.db.db.updateTable('tariffs').set({ max_organizations: 3 }).where('id', '=', 'basic').execute();
+      for (const t of [a, b]) {
+        const orgs = JSON.parse(await catalog(t)).organizations as Array<{ id: string; within_tariff_limit: boolean }>;
+        expect(orgs.find((o) => o.id === 'org-2')?.within_tariff_limit).toBe(true);
+      }
+    } finally {
+      await a.db.db.updateTable('organizations').set({ name: 'ООО «Ромашка»' }).where('team_id', '=', 'acme').where('id', '=', 'org-1').execute();
+      await a.db.db.updateTable('tariffs').set({ max_organizations: 1 }).where('id', '=', 'basic').execute();
+    }
+    expect(await catalog(a)).toBe(first);
+  });
+});
+
+describe('the list from cached items', () => {
+  const list = async (t: TestApp, query: string) => {
+    const res = await t.call({ method: 'GET', url: `/api/v1/invoices?${query}`, headers: ACME });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    return res.body;
+  };
+  const queries = ['limit=200', 'limit=3&offset=2', 'q=fresh', 'date_from=2026-03-02&date_to=2026-03-02&limit=5', 'limit=1&offset=100000'];
+
+  it('is what a full rebuild answers, byte for byte', async () => {
+    for (const q of queries) {
+      await list(a, q);
+      const before = a.app.invoices.detailCacheStats().listItemHits;
+      const cached = await list(a, q);
+      const fresh = await list(rebuild, q);
+      expect(cached).toBe(fresh);
+      if (JSON.parse(fresh).items.length > 0) expect(a.app.invoices.detailCacheStats().listItemHits).toBeGreaterThan(before);
+    }
+  });
+
+  it('shows a status change, a PUT and a tariff change on the next request, on both nodes', async () => {
+    const created = await createOk(a, simpleDoc('list-fresh-1'));
+    const item = async (t: TestApp) => (JSON.parse(await list(t, 'limit=200')).items as Array<Record<string, any>>).find((i) => i.public_id === created.public_id);
+    for (const t of [a, b, a, b]) expect((await item(t))?.status.buyer_status).toBe('not_sent');
+    await markDocumentViewed(a.db.db, 'acme', created.public_id, new Date().toISOString());
+    for (const t of [a, b]) expect((await item(t))?.status.buyer_status).toBe('viewed');
+    expect((await put(b, created.public_id, { invoice: simpleDoc('list-fresh-2') })).statusCode).toBe(200);
+    for (const t of [a, b]) expect((await item(t))?.number).toBe('list-fresh-2');
+    await a.db.db.updateTable('tariffs').set({ external_share: 0 }).where('id', '=', 'basic').execute();
+    try {
+      for (const t of [a, b]) expect((await item(t))?.status.service_status).toBe('restricted');
+      expect(await list(a, 'limit=200')).toBe(await list(rebuild, 'limit=200'));
+    } finally {
+      await a.db.db.updateTable('tariffs').set({ external_share: 1 }).where('id', '=', 'basic').execute();
+    }
+  });
+});
