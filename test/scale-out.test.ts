@@ -173,8 +173,12 @@ async function create(node: ServiceProcess, number: string, kind: Kind): Promise
   }
   const text = await res.text().catch(() => null);
   if (text === null) return null;
-  if (res.status !== 200) throw new Error(`POST ${number} on :${node.port} answered ${res.status}: ${text}`);
-  return { publicId: (JSON.parse(text) as { public_id: string }).public_id, number, etag: res.headers.get('etag') };
+  // An API node without the in-process worker queues e-mail for the workers: 207, every e-mail
+  // `retrying` with no attempt yet (docs/notifications.md). Anything else is a failure.
+  const body = res.status === 200 || res.status === 207 ? (JSON.parse(text) as { public_id: string; notifications?: { failed: Array<{ code: string; attempts: number }> } }) : null;
+  const queuedMail = res.status === 207 && kind === 'email' && body?.notifications?.failed.every((f) => f.code === 'in_progress' && f.attempts === 0);
+  if (!body || (res.status === 207 && !queuedMail)) throw new Error(`POST ${number} on :${node.port} answered ${res.status}: ${text}`);
+  return { publicId: body.public_id, number, etag: res.headers.get('etag') };
 }
 
 async function read(node: ServiceProcess, publicId: string): Promise<{ status: number; body: any; etag: string | null }> {
