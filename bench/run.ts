@@ -98,6 +98,8 @@ interface Row {
   /** The service's resident memory before and after the scenario, MB (null for the baseline). */
   rss_start_mb: number | null;
   rss_end_mb: number | null;
+  /** The service's RSS (MB) every 30 s during the scenario: whether memory levels off (a soak). */
+  rss_samples_mb?: number[];
 }
 
 function positiveInt(name: string, fallback: number): number {
@@ -332,7 +334,17 @@ async function main(): Promise<void> {
     await measure(url, scenario, WARMUP_SEC);
     const rssStart = scenario.target === 'service' ? rssMb(service.pid) : null;
     const cpuStart = scenario.target === 'service' ? cpuMs(service.pid) : null;
-    const result = await measure(url, scenario, scenario.durationSec ?? DURATION_SEC);
+    const rssSamples: number[] = [];
+    const sampler =
+      scenario.target === 'service'
+        ? setInterval(() => {
+            const mb = rssMb(service.pid);
+            if (mb !== null) rssSamples.push(mb);
+          }, 30_000)
+        : null;
+    const result = await measure(url, scenario, scenario.durationSec ?? DURATION_SEC).finally(() => {
+      if (sampler) clearInterval(sampler);
+    });
     const cpuEnd = scenario.target === 'service' ? cpuMs(service.pid) : null;
     const rssEnd = scenario.target === 'service' ? rssMb(service.pid) : null;
     rows.push({
@@ -350,6 +362,7 @@ async function main(): Promise<void> {
       errors: result.errors,
       rss_start_mb: rssStart,
       rss_end_mb: rssEnd,
+      ...(rssSamples.length > 0 ? { rss_samples_mb: rssSamples } : {}),
     });
     process.stdout.write(`  ${scenario.name}: ${Math.round(result.requests.average)} req/s\n`);
   }
@@ -389,6 +402,7 @@ async function main(): Promise<void> {
     '',
     table,
     '',
+    ...rows.filter((r) => r.rss_samples_mb).map((r) => `RSS of the service every 30 s during ${r.scenario} (MB): ${r.rss_samples_mb?.join(', ')}\n`),
   ].join('\n');
   fs.writeFileSync(path.join(RESULTS_DIR, `${stamp}.md`), markdown);
   fs.writeFileSync(path.join(RESULTS_DIR, `${stamp}.json`), `${JSON.stringify({ meta, results: rows }, null, 2)}\n`);
