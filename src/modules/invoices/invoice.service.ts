@@ -20,12 +20,11 @@ import { IdempotencyStore } from './idempotency.js';
 import type { InvoiceList, InvoiceRevisionDetail, InvoiceRevisionList, ListQuery, RevisionsQuery } from './invoice-requests.schemas.js';
 import { WriteEffects, type QueuedEffects } from './invoice.effects.js';
 import { recordRestriction, recordWriteEvents } from './invoice-events.js';
-import { buildListItem, buildRevisionDetail, buildRevisionList, DemoDocuments } from './invoice.read.js';
+import { DemoDocuments } from './invoice.read.js';
 import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
 import { buildInvoiceResponse, etagOf, totalsOf, type ViewContext } from './invoice.view.js';
 import type { DocumentTotals } from './totals.js';
-import { DetailCache, ListItemCache, type DetailInputs } from './invoice.detail-cache.js';
-import { portalExpiry } from '../links/index.js';
+import { InvoiceReader, viewContextFor, type ListSerializers } from './invoice.reader.js';
 import type { WriteOutcome } from './invoice.model.js';
 import * as repo from './invoice.repository.js';
 import { resolveSeller } from './seller.js';
@@ -98,8 +97,7 @@ export class InvoiceService {
   private readonly effects: WriteEffects;
   /** Document transactions: shared by writes arriving together on SQLite (src/db/group-commit.ts). */
   private readonly commits: GroupCommit;
-  private readonly detailCache: DetailCache;
-  private readonly listItems: ListItemCache;
+  private readonly reader: InvoiceReader;
 
   constructor(private readonly deps: InvoiceServiceDeps) {
     this.commits = groupCommitFor(deps.db);
@@ -107,9 +105,7 @@ export class InvoiceService {
     this.idempotency = new IdempotencyStore(deps.db, deps.clock, { deliveryLeaseMs: deps.notifications.policy.leaseMs });
     this.demo = new DemoDocuments(deps.bases, deps.demoPublicId);
     this.effects = new WriteEffects({ notifications: deps.notifications, edo: deps.edo });
-    this.detailCache = new DetailCache(deps.detailCacheSize ?? 1000);
-    // List items are small and many per page: ten per detail entry.
-    this.listItems = new ListItemCache((deps.detailCacheSize ?? 1000) * 10);
+    this.reader = new InvoiceReader({ ...deps, demo: this.demo, effects: this.effects });
   }
 
   async create(auth: AuthContext, body: unknown, info: RequestInfo & { idempotencyKey: string | null }): Promise<WriteOutcome> {
@@ -170,164 +166,33 @@ export class InvoiceService {
     }
   }
 
-  async get(auth: AuthContext, publicId: string, info: RequestInfo): Promise<{ body: InvoiceDetail; etag: string }> {
-    if (auth.mode === 'demo') return this.demo.get(auth, publicId, info, this.deps.clock.now());
-    const row = await repo.findInvoice(this.deps.db, auth.teamId, publicId);
-    if (!row) throw notFound(publicId);
-    const links = await repo.listShareLinks(this.deps.db, auth.teamId, publicId);
-    const edo = await this.effects.edoState(this.deps.db, row);
-    const body = buildInvoiceResponse(row, links, this.viewContext(auth, info, storedNotifications(row), edo));
-    return { body, etag: etagOf(publicId, row.revision) };
+  /** Reads (get, list, revisions) are the reader's: invoice.reader.ts. */
+  get(auth: AuthContext, publicId: string, info: RequestInfo): Promise<{ body: InvoiceDetail; etag: string }> {
+    return this.reader.get(auth, publicId, info);
   }
 
-  /** The detail cache's counters (hits, misses, documents kept). */
+  getJson(auth: AuthContext, publicId: string, info: RequestInfo, serialize: (body: InvoiceDetail) => string): Promise<{ json: string; etag: string }> {
+    return this.reader.getJson(auth, publicId, info, serialize);
+  }
+
   detailCacheStats(): { hits: number; misses: number; size: number; listItemHits: number } {
-    return { hits: this.detailCache.hits, misses: this.detailCache.misses, size: this.detailCache.size, listItemHits: this.listItems.hits };
+    return this.reader.detailCacheStats();
   }
 
-  /**
-   * GET detail as JSON text, `serialize` being the route's response serializer: the same bytes
-   * as `serialize(get(...).body)`, taken from the detail cache when every input read from the
-   * database is what the cached text was built from.
-   */
-  async getJson(
-    auth: AuthContext,
-    publicId: string,
-    info: RequestInfo,
-    serialize: (body: InvoiceDetail) => string,
-  ): Promise<{ json: string; etag: string }> {
-    if (auth.mode === 'demo') {
-      const detail = await this.get(auth, publicId, info);
-      return { json: serialize(detail.body), etag: detail.etag };
-    }
-    // Both reads at once: on PostgreSQL two connections, one round trip of latency.
-    const [row, links] = await Promise.all([
-      repo.findInvoice(this.deps.db, auth.teamId, publicId),
-      repo.listShareLinks(this.deps.db, auth.teamId, publicId),
-    ]);
-    if (!row) throw notFound(publicId);
-    const edo = await this.effects.edoState(this.deps.db, row);
-    const etag = etagOf(publicId, row.revision);
-    const cache = this.detailCache;
-    const now = this.deps.clock.now();
-    const inputs: DetailInputs = {
-      row,
-      links,
-      edo,
-      keyId: auth.keyId,
-      keyName: auth.keyName,
-      externalShare: auth.tariff.external_share,
-      portalExp: `${portalExpiry('view', now)}/${portalExpiry('edit', now)}`,
-    };
-    const hit = cache.lookup(inputs, info.host, info.requestId);
-    if (hit !== null) return { json: hit, etag };
-    const build = (request: RequestInfo) =>
-      serialize(buildInvoiceResponse(row, links, { ...this.viewContext(auth, request, storedNotifications(row), edo), now }));
-    if (cache.splices(info.host, info.requestId)) {
-      const json = cache.store(inputs, build({ host: cache.hostMark, requestId: cache.idMark }), info.host, info.requestId);
-      if (json !== null) return { json, etag };
-    }
-    return { json: build(info), etag };
+  list(auth: AuthContext, query: ListQuery, info: RequestInfo): Promise<InvoiceList> {
+    return this.reader.list(auth, query, info);
   }
 
-  async list(auth: AuthContext, query: ListQuery, info: RequestInfo): Promise<InvoiceList> {
-    const page = await this.listPage(auth, query, info);
-    if ('items' in page) return page;
-    return { ...page.envelope, items: page.rows.map((r) => buildListItem(r, this.deps.bases, auth.tariff)) };
+  listJson(auth: AuthContext, query: ListQuery, info: RequestInfo, serialize: ListSerializers): Promise<string> {
+    return this.reader.listJson(auth, query, info, serialize);
   }
 
-  /**
-   * The list as JSON text: the same bytes as `serialize.list(list(...))`, with each item's text
-   * reused from the list-item cache while the columns read for it are unchanged.
-   */
-  async listJson(
-    auth: AuthContext,
-    query: ListQuery,
-    info: RequestInfo,
-    serialize: { list: (body: InvoiceList) => string; item: (item: InvoiceList['items'][number]) => string },
-  ): Promise<string> {
-    const page = await this.listPage(auth, query, info);
-    if ('items' in page) return serialize.list(page);
-    const build = (r: repo.InvoiceListRow) => buildListItem(r, this.deps.bases, auth.tariff);
-    const cache = this.listItems;
-    const envelope = serialize.list({ ...page.envelope, items: [] });
-    const slot = '"items":[]';
-    const at = envelope.indexOf(slot);
-    if (!cache.enabled || at < 0 || envelope.indexOf(slot, at + 1) >= 0) {
-      return serialize.list({ ...page.envelope, items: page.rows.map(build) });
-    }
-    const teamId = auth.mode === 'live' ? auth.teamId : '';
-    const external = auth.tariff.external_share;
-    const items = page.rows.map((r) => {
-      const row = r as unknown as Record<string, unknown>;
-      const hit = cache.get(teamId, row, external);
-      if (hit !== null) return hit;
-      const json = serialize.item(build(r));
-      cache.set(teamId, row, external, json);
-      return json;
-    });
-    return `${envelope.slice(0, at)}"items":[${items.join(',')}]${envelope.slice(at + slot.length)}`;
+  revisions(auth: AuthContext, publicId: string, query: RevisionsQuery = {}): Promise<InvoiceRevisionList> {
+    return this.reader.revisions(auth, publicId, query);
   }
 
-  /** The list's checks and its rows (or the whole demo list). */
-  private async listPage(
-    auth: AuthContext,
-    query: ListQuery,
-    info: RequestInfo,
-  ): Promise<InvoiceList | { envelope: Omit<InvoiceList, 'items'>; rows: repo.InvoiceListRow[] }> {
-    const limit = query.limit ?? 50;
-    const offset = query.offset ?? 0;
-    // The date-time format admits instants Date cannot hold (a leap second :60).
-    if (query.updated_since !== undefined && Number.isNaN(Date.parse(query.updated_since))) {
-      throw new ApiError('invalid_query', { details: 'updated_since is not a valid instant' });
-    }
-    if (query.changed_since !== undefined && Number.isNaN(Date.parse(query.changed_since))) {
-      throw new ApiError('invalid_query', { details: 'changed_since is not a valid instant' });
-    }
-    if (query.date_from && query.date_to && query.date_from > query.date_to) {
-      throw new ApiError('invalid_query', { details: 'date_from is after date_to' });
-    }
-    if (auth.mode === 'demo') return this.demo.list(auth, info, this.deps.clock.now(), { limit, offset });
-    const q = query.q?.trim();
-    const { rows, total } = await repo.listInvoices(this.deps.db, auth.teamId, {
-      q: q === '' ? undefined : q,
-      dateFrom: query.date_from,
-      dateTo: query.date_to,
-      updatedSince: query.updated_since ? new Date(query.updated_since).toISOString() : undefined,
-      changedSince: query.changed_since ? new Date(query.changed_since).toISOString() : undefined,
-      limit,
-      offset,
-    });
-    return { envelope: { ok: true, total, limit, offset }, rows };
-  }
-
-  /** A page of the previous revisions, newest first, without their documents. */
-  async revisions(auth: AuthContext, publicId: string, query: RevisionsQuery = {}): Promise<InvoiceRevisionList> {
-    const limit = query.limit ?? 20;
-    const offset = query.offset ?? 0;
-    if (auth.mode === 'demo') {
-      if (publicId !== this.deps.demoPublicId) throw this.demo.notFound(publicId);
-      return { ok: true, public_id: publicId, current_revision: 1, total: 0, limit, offset, revisions: [] };
-    }
-    const row = await repo.findInvoice(this.deps.db, auth.teamId, publicId);
-    if (!row) throw notFound(publicId);
-    return buildRevisionList(row, await repo.listRevisions(this.deps.db, auth.teamId, publicId, { limit, offset }), limit, offset);
-  }
-
-  /** One revision with its document (the current one too); 404 revision_not_found otherwise. */
-  async revision(auth: AuthContext, publicId: string, revision: number): Promise<InvoiceRevisionDetail> {
-    const unknown = () => new ApiError('revision_not_found', { details: `document ${publicId} has no revision ${revision} (or it is past the retention rule)` });
-    if (auth.mode === 'demo') {
-      if (publicId !== this.deps.demoPublicId) throw this.demo.notFound(publicId);
-      if (revision !== 1) throw unknown();
-      return buildRevisionDetail(this.demo.sampleRow().row, null);
-    }
-    const row = await repo.findInvoice(this.deps.db, auth.teamId, publicId);
-    if (!row) throw notFound(publicId);
-    if (revision === row.revision) return buildRevisionDetail(row, null);
-    const stored = revision < row.revision ? await repo.findRevision(this.deps.db, auth.teamId, publicId, revision) : undefined;
-    if (!stored) throw unknown();
-    return buildRevisionDetail(row, stored);
+  revision(auth: AuthContext, publicId: string, revision: number): Promise<InvoiceRevisionDetail> {
+    return this.reader.revision(auth, publicId, revision);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -534,16 +399,7 @@ export class InvoiceService {
     edo: EdoSync | null,
     demoGuids?: Record<string, string>,
   ): ViewContext {
-    return {
-      bases: this.deps.bases,
-      now: this.deps.clock.now(),
-      tariff: auth.tariff,
-      caller: { keyId: auth.keyId, keyName: auth.keyName },
-      request: info,
-      notifications,
-      edo,
-      ...(demoGuids ? { demo: { guids: demoGuids } } : {}),
-    };
+    return viewContextFor(this.deps.bases, this.deps.clock, auth, info, notifications, edo, demoGuids);
   }
 }
 
