@@ -15,21 +15,16 @@
  * Adding a scenario: append to `scenarios` below. `setup` runs once before the measurement
  * (e.g. seed documents through the API); `body` is sent with every request.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { hostileScenarios } from './hostile-scenarios.js';
 import { ensureTemplate, listScenarios } from './list-scenarios.js';
-import { killScaleOutChildren, runScaleOut } from './scale-out.js';
+import { cpuMs, freePort, gitCommit, killProcesses, REPO_ROOT, RESULTS_DIR, rssMb, startProcess, stopProcesses, waitForHealthy } from './processes.js';
+import { runScaleOut } from './scale-out.js';
 
 /** dist/bench/run.js or bench/run.ts: the repository is two levels or one level up. */
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const REPO_ROOT = fs.existsSync(path.join(HERE, '..', 'package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
-const RESULTS_DIR = path.join(REPO_ROOT, 'bench', 'results');
 
 const DURATION_SEC = positiveInt('BENCH_DURATION', 10);
 const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 50);
@@ -110,58 +105,6 @@ function positiveInt(name: string, fallback: number): number {
   return value;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-const children: ChildProcess[] = [];
-
-function startChild(args: string[], env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
-  const log = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['ignore', log, log] });
-  fs.closeSync(log);
-  children.push(child);
-  return child;
-}
-
-async function stopChildren(): Promise<void> {
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-          child.once('exit', () => {
-            clearTimeout(timer);
-            resolve();
-          });
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
-}
-
-async function waitForHealthy(url: string, child: ChildProcess, logFile: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${url} exited with ${child.exitCode}:\n${fs.readFileSync(logFile, 'utf8')}`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not answer within 30 s:\n${fs.readFileSync(logFile, 'utf8')}`);
-}
-
 function bootstrapFile(dir: string): string {
   const huge = { per_sec: 2_000_000_000, per_min: 2_000_000_000, per_day: 2_000_000_000 };
   const file = path.join(dir, 'bench-bootstrap.json');
@@ -222,37 +165,6 @@ async function measure(url: string, scenario: Scenario, durationSec: number): Pr
   });
 }
 
-/** A process's resident set size in MB, from /proc (null where there is none). */
-function rssMb(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Math.round(Number(match[1]) / 1024) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** A process's CPU time (user + system) in ms, from /proc (null where there is none). */
-function cpuMs(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return Number.isFinite(ticks) ? (ticks * 1000) / 100 : null;
-  } catch {
-    return null;
-  }
-}
-
-function gitCommit(): string | null {
-  try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return null;
-  }
-}
-
 function markdownTable(rows: Row[]): string {
   const lines = [
     '| scenario | request | req/s | p50 ms | p99 ms | ratio to baseline | CPU ms/req | requests | non-2xx | errors | RSS MB before → after |',
@@ -295,7 +207,7 @@ async function main(): Promise<void> {
   };
   // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service.
   const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const service = startChild([...nodeArgs, serverEntry], serviceEnv, serviceLog);
+  const service = startProcess(process.execPath, [...nodeArgs, serverEntry], serviceEnv, serviceLog);
   const serviceUrl = `http://127.0.0.1:${servicePort}`;
   await waitForHealthy(`${serviceUrl}/healthz`, service, serviceLog);
 
@@ -308,7 +220,8 @@ async function main(): Promise<void> {
   fs.writeFileSync(bodyFile, detailBody);
   const baselinePort = await freePort();
   const baselineLog = path.join(tmp, 'baseline.log');
-  const baseline = startChild(
+  const baseline = startProcess(
+    process.execPath,
     ['-e', BASELINE_SCRIPT],
     {
       PATH: process.env.PATH,
@@ -408,20 +321,19 @@ async function main(): Promise<void> {
   fs.writeFileSync(path.join(RESULTS_DIR, `${stamp}.json`), `${JSON.stringify({ meta, results: rows }, null, 2)}\n`);
   process.stdout.write(`\nWritten bench/results/${stamp}.md and .json\n`);
 
-  await stopChildren();
+  await stopProcesses();
   fs.rmSync(tmp, { recursive: true, force: true });
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
-    for (const child of children) child.kill('SIGKILL');
-    killScaleOutChildren();
+    killProcesses();
     process.exit(130);
   });
 }
 
 main().catch(async (err: unknown) => {
   process.stderr.write(`bench: ${(err as Error).message}\n`);
-  await stopChildren();
+  await stopProcesses();
   process.exit(1);
 });

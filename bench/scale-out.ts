@@ -20,23 +20,19 @@
  * BENCH_DURATION (default 10 s per phase), BENCH_CONNECTIONS (default 50), BENCH_SCENARIOS
  * (invoice-create, invoice-get, invoice-create-edo).
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { cpuMs, freePort, gitCommit, RESULTS_DIR, REPO_ROOT, startProcess, stopProcesses, waitForHealthy } from './processes.js';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { documentBody } from './list-scenarios.js';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const REPO_ROOT = fs.existsSync(path.join(HERE, '..', 'package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
-const RESULTS_DIR = path.join(REPO_ROOT, 'bench', 'results');
 const KEY = 'ak_bench_0000000000000000000000000001';
 const INN = '7707083893';
-const CLK_TCK = 100;
 
 const env = (name: string, fallback: number) => {
   const raw = process.env[name];
@@ -124,42 +120,11 @@ class CountingPgProxy {
   }
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-const children: ChildProcess[] = [];
-
-function start(args: string[], childEnv: NodeJS.ProcessEnv, log: string): ChildProcess {
-  const fd = fs.openSync(log, 'a');
-  const child = spawn(args[0]!, args.slice(1), { cwd: REPO_ROOT, env: childEnv, stdio: ['ignore', fd, fd] });
-  fs.closeSync(fd);
-  children.push(child);
-  return child;
-}
-
-async function waitFor(url: string, log: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not answer:\n${fs.readFileSync(log, 'utf8')}`);
-}
-
-/** utime + stime of a process (all its threads), in ms. */
-function cpuMs(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+/** CPU ms of a process the bench is measuring; it must be running. */
+function liveCpuMs(pid: number | undefined): number {
+  const ms = cpuMs(pid);
+  if (ms === null) throw new Error(`process ${pid} is not running: no CPU time to read`);
+  return ms;
 }
 
 async function redisCalls(redis: Redis): Promise<{ total: number; byCommand: Record<string, number>; clients: number }> {
@@ -220,7 +185,7 @@ export async function runScaleOut(): Promise<void> {
   try {
     execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
     const port = await freePort();
-    start(['redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], process.env, path.join(tmp, 'redis.log'));
+    startProcess('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], process.env, path.join(tmp, 'redis.log'));
     redisUrl = `redis://127.0.0.1:${port}`;
     privateRedis = true;
     await new Promise((r) => setTimeout(r, 300));
@@ -279,12 +244,12 @@ export async function runScaleOut(): Promise<void> {
   for (const proxy of [proxies.a, proxies.b]) {
     const port = await freePort();
     const log = path.join(tmp, `node-${port}.log`);
-    const child = start([process.execPath, server], { ...baseEnv(proxy), PORT: String(port) }, log);
+    const child = startProcess(process.execPath, [server], { ...baseEnv(proxy), PORT: String(port) }, log);
     const url = `http://127.0.0.1:${port}`;
-    await waitFor(`${url}/readyz`, log); // one after the other: the first applies the migrations
+    await waitForHealthy(`${url}/readyz`, child, log, 60_000); // one after the other: the first applies the migrations
     nodes.push({ url, child });
   }
-  const worker = start([process.execPath, cli, 'worker'], baseEnv(proxies.w), path.join(tmp, 'worker.log'));
+  const worker = startProcess(process.execPath, [cli, 'worker'], baseEnv(proxies.w), path.join(tmp, 'worker.log'));
 
   // Background jobs still to do (EDO sends): counted straight in the database, not through a proxy.
   const direct = new URL(admin);
@@ -332,17 +297,17 @@ export async function runScaleOut(): Promise<void> {
       await Promise.all(targets.map((n) => cannon(n.url, scenario, share, WARMUP)));
       // Let the worker catch up with the warm-up's background jobs before counting.
       await drained();
-      const cpu0 = nodes.map((n) => cpuMs(n.child.pid!));
-      const wcpu0 = cpuMs(worker.pid!);
+      const cpu0 = nodes.map((n) => liveCpuMs(n.child.pid));
+      const wcpu0 = liveCpuMs(worker.pid);
       const st0 = statementCounts([proxies.a, proxies.b]);
       const rt0 = [proxies.a.roundTrips, proxies.b.roundTrips, proxies.w.roundTrips];
       const r0 = await redisCalls(redis);
       const results = await Promise.all(targets.map((n) => cannon(n.url, scenario, share, DURATION)));
-      const cpu1 = nodes.map((n) => cpuMs(n.child.pid!));
+      const cpu1 = nodes.map((n) => liveCpuMs(n.child.pid));
       const pgOpen = [proxies.a.open, proxies.b.open];
       // The worker's share: until it has worked off every job the window queued.
       await drained();
-      const wcpu1 = cpuMs(worker.pid!);
+      const wcpu1 = liveCpuMs(worker.pid);
       const st1 = statementCounts([proxies.a, proxies.b]);
       const rt1 = [proxies.a.roundTrips, proxies.b.roundTrips, proxies.w.roundTrips];
       const r1 = await redisCalls(redis);
@@ -402,13 +367,7 @@ export async function runScaleOut(): Promise<void> {
   const meta = {
     date: new Date().toISOString(),
     topology: 'two-nodes',
-    commit: (() => {
-      try {
-        return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-      } catch {
-        return null;
-      }
-    })(),
+    commit: gitCommit(),
     node: process.version,
     cpu: os.cpus()[0]?.model ?? 'unknown',
     cores: os.cpus().length,
@@ -446,7 +405,7 @@ export async function runScaleOut(): Promise<void> {
 
   redis.disconnect();
   await watcher.end();
-  await stopAll();
+  await stopProcesses();
   for (const proxy of Object.values(proxies)) proxy.close();
   await adminClient.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
   await adminClient.end();
@@ -463,24 +422,3 @@ function round(n: number): number {
   return Number.isFinite(n) ? Math.round(n * 100) / 100 : 0;
 }
 
-async function stopAll(): Promise<void> {
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-          child.once('exit', () => {
-            clearTimeout(timer);
-            resolve();
-          });
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
-}
-
-/** For run.ts's signal handler. */
-export function killScaleOutChildren(): void {
-  for (const child of children) child.kill('SIGKILL');
-}
