@@ -146,8 +146,24 @@ describe('a tariff without external sharing', () => {
     expect(server.received).toHaveLength(0);
     expect(await reserved(t, 'closed')).toBe(0);
     expect((await get(t, body.public_id, CLOSED_KEY)).metadata.notifications).toEqual(body.notifications);
+    // The restriction is news for integrators: an invoice.restricted event with its reason.
+    expect(await restrictedEvents(body.public_id, CLOSED_KEY)).toEqual([
+      expect.objectContaining({ type: 'invoice.restricted', data: expect.objectContaining({ public_id: body.public_id, revision: 1, reason: 'tariff_external_share_disabled' }) }),
+    ]);
   });
 });
+
+/** The document's invoice.restricted events (polling: on PostgreSQL an event shows once older transactions ended). */
+async function restrictedEvents(publicId: string, key: string): Promise<unknown[]> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const res = await t.call({ method: 'GET', url: '/api/v1/events?types=invoice.restricted&limit=200', headers: { 'x-api-key': key } });
+    expect(res.statusCode).toBe(200);
+    const found = (res.json().items as Array<{ data: { public_id: string } }>).filter((e) => e.data.public_id === publicId);
+    if (found.length > 0 || Date.now() > deadline) return found;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 describe('demo mode', () => {
   it('reports every planned e-mail blocked with demo_mode (207); nothing stored, nothing sent', async () => {
