@@ -101,6 +101,8 @@ declare module 'fastify' {
     webhooks: WebhooksRuntime;
     /** The documents service (its read caches' counters, for tests and diagnostics). */
     invoices: InvoiceService;
+    /** The catalog service (its cache's counters, for tests and diagnostics). */
+    catalog: CatalogService;
   }
 }
 
@@ -235,11 +237,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     detailCacheSize: config.detailCacheSize,
   });
   app.decorate('invoices', invoices);
+  const catalog = new CatalogService(database.db);
+  app.decorate('catalog', catalog);
   await app.register(async (api) => {
     api.decorateRequest('auth', null);
     api.addHook('onRequest', authHook(auth));
     api.addHook('onRequest', limiter.limitByKeyAndTeam);
-    await api.register(catalogRoutes, { catalog: new CatalogService(database.db) });
+    await api.register(catalogRoutes, { catalog });
     await api.register(invoiceRoutes, { invoices });
     await api.register(eventRoutes, { db: database.db, retentionDays: config.webhooks.eventRetentionDays });
     await api.register(webhookRoutes, { webhooks: webhooks.service });

@@ -33,6 +33,8 @@ export interface TeamsTable {
   locale: string;
   created_at: string;
   updated_at: string;
+  /** Moved on by triggers with every write to the team's organizations, bank accounts, managers or signers (migration 2026-11-26T1410). */
+  catalog_version: Generated<number>;
 }
 
 export interface ApiKeysTable {

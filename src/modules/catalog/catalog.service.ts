@@ -56,25 +56,40 @@ export function toCatalogResponse(data: CatalogData, maxOrganizations: number, d
 const CATALOG_CACHE_MAX = 1000;
 
 export class CatalogService {
-  private readonly serialized = new Map<string, { inputs: string; json: string }>();
+  private readonly serialized = new Map<string, { version: string; json: string }>();
+  private hits = 0;
+  private misses = 0;
 
   constructor(private readonly db: Db) {}
 
+  /** The serialized catalogs served from this node's cache and built afresh (tests, diagnostics). */
+  cacheStats(): { hits: number; misses: number; size: number } {
+    return { hits: this.hits, misses: this.misses, size: this.serialized.size };
+  }
+
   /**
-   * The catalog as JSON text, `serialize` being the route's response serializer. The team's
-   * reference rows are read on every request; the serialized text is reused while they and the
-   * tariff's organization limit are exactly what it was built from (compared, not timed), so a
-   * change shows on the very next request, on every node.
+   * The catalog as JSON text, `serialize` being the route's response serializer. The text is
+   * kept per team under the version it was built from: the team's `catalog_version` (moved on
+   * by triggers in every transaction that writes the team's organizations, bank accounts,
+   * managers or signers) and the tariff's organization limit, both read from the database in
+   * this request with the team row (authentication reads it anyway). Equal version: the text
+   * is served with no query at all; any change shows on the very next request, on every node.
    */
   async getCatalogJson(auth: AuthContext, serialize: (body: CatalogResponse) => string): Promise<string> {
     if (auth.mode === 'demo') return serialize(await this.getCatalog(auth));
-    const data = await loadCatalogData(this.db, auth.teamId);
-    const inputs = `${auth.tariff.max_organizations}\u0000${JSON.stringify(data)}`;
+    const version = `${auth.team.catalog_version}\u0000${auth.tariff.max_organizations}\u0000${auth.team.created_at}`;
     const hit = this.serialized.get(auth.teamId);
-    if (hit !== undefined && hit.inputs === inputs) return hit.json;
+    if (hit !== undefined && hit.version === version) {
+      this.hits += 1;
+      return hit.json;
+    }
+    this.misses += 1;
+    // Read after the version: the rows are at least as new as it, so the text is never older
+    // than the version it is kept under.
+    const data = await loadCatalogData(this.db, auth.teamId);
     const json = serialize(toCatalogResponse(data, auth.tariff.max_organizations, false));
     this.serialized.delete(auth.teamId);
-    this.serialized.set(auth.teamId, { inputs, json });
+    this.serialized.set(auth.teamId, { version, json });
     if (this.serialized.size > CATALOG_CACHE_MAX) this.serialized.delete(this.serialized.keys().next().value as string);
     return json;
   }

@@ -31,14 +31,49 @@ export async function countActiveKeysBefore(db: Executor, teamId: string, keyId:
 const teamById = preparedQuery<'id', TeamRow>((db, p) => db.selectFrom('teams').selectAll().where('id', '=', p('id')));
 const tariffById = preparedQuery<'id', TariffRow>((db, p) => db.selectFrom('tariffs').selectAll().where('id', '=', p('id')));
 
-const tariffOfTeam = preparedQuery<'id', TariffRow>((db, p) =>
-  db.selectFrom('tariffs').selectAll().where('id', '=', (eb) => eb.selectFrom('teams').select('tariff_id').where('teams.id', '=', p('id'))),
+/** The tariff's columns, read with the team under a `tariff__` prefix (the names overlap: id, updated_at). */
+const TARIFF_COLUMNS = [
+  'id',
+  'max_organizations',
+  'max_api_keys',
+  'key_per_sec',
+  'key_per_min',
+  'key_per_day',
+  'team_per_sec',
+  'team_per_min',
+  'team_per_day',
+  'emails_per_day',
+  'external_share',
+  'max_webhook_endpoints',
+  'updated_at',
+] as const satisfies ReadonlyArray<keyof TariffRow>;
+
+type TeamWithTariff = TeamRow & { [C in (typeof TARIFF_COLUMNS)[number] as `tariff__${C}`]: TariffRow[C] | null };
+
+const teamWithTariff = preparedQuery<'id', TeamWithTariff>((db, p) =>
+  db
+    .selectFrom('teams')
+    .leftJoin('tariffs', 'tariffs.id', 'teams.tariff_id')
+    .selectAll('teams')
+    .select(TARIFF_COLUMNS.map((c) => `tariffs.${c} as tariff__${c}` as const))
+    .where('teams.id', '=', p('id')) as any,
 );
 
-/** The team and its tariff, read at once (two connections on PostgreSQL: one round trip of latency). */
+/**
+ * The team and its tariff in one query (a primary-key read joined to the tariff's primary key):
+ * read on every authenticated request, so a tariff change and the team's catalog version show
+ * at once on every node.
+ */
 export async function findTeamAndTariff(db: Executor, teamId: string): Promise<{ team: TeamRow | undefined; tariff: TariffRow | undefined }> {
-  const [teams, tariffs] = await Promise.all([teamById(db, { id: teamId }), tariffOfTeam(db, { id: teamId })]);
-  return { team: teams[0], tariff: tariffs[0] };
+  const row = (await teamWithTariff(db, { id: teamId }))[0];
+  if (row === undefined) return { team: undefined, tariff: undefined };
+  const team: Record<string, unknown> = {};
+  const tariff: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(row)) {
+    if (name.startsWith('tariff__')) tariff[name.slice(8)] = value;
+    else team[name] = value;
+  }
+  return { team: team as TeamRow, tariff: tariff.id == null ? undefined : (tariff as TariffRow) };
 }
 
 export async function findTeam(db: Executor, teamId: string): Promise<TeamRow | undefined> {
