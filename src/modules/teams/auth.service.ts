@@ -79,6 +79,9 @@ const CACHE_MAX = 10_000;
 
 export class AuthService {
   private readonly keys = new Map<string, CachedKey>();
+  /** Key lookups under way, by hash: concurrent requests with an expired key share one (single flight). */
+  private readonly inflight = new Map<string, Promise<CachedKey>>();
+  private lookups = 0;
 
   constructor(
     private readonly db: Db,
@@ -153,16 +156,34 @@ export class AuthService {
     return { mode: 'live', keyId: 0, keyName: actor, keyKind: 'team', teamId, team, tariff, source: 'signed_link' };
   }
 
-  private async lookupKey(secret: string): Promise<CachedKey> {
+  /** Key lookups that went to the database (tests, diagnostics). */
+  keyLookups(): number {
+    return this.lookups;
+  }
+
+  private lookupKey(secret: string): Promise<CachedKey> | CachedKey {
     const hash = hashSecret(secret);
-    const now = Date.now();
     const hit = this.keys.get(hash);
-    if (hit && hit.expiresAt > now) return hit;
+    if (hit && hit.expiresAt > Date.now()) return hit;
+    // One lookup per key at a time: when a hot key's second ends, the requests arriving
+    // together wait for the one read instead of each reading it.
+    let pending = this.inflight.get(hash);
+    if (pending === undefined) {
+      pending = this.readKey(hash).finally(() => this.inflight.delete(hash));
+      this.inflight.set(hash, pending);
+    }
+    return pending;
+  }
+
+  private async readKey(hash: string): Promise<CachedKey> {
+    this.lookups += 1;
+    const startedAt = Date.now();
     const row = await findApiKeyByHash(this.db, hash);
     // The index found the row by hash; compare again in constant time all the same.
     const key = row && safeEqual(row.secret_hash, hash) ? row : null;
     const rank = key?.team_id && key.active === 1 ? await countActiveKeysBefore(this.db, key.team_id, key.id) : 0;
-    const entry = { key, rank, expiresAt: now + CACHE_TTL_MS };
+    // The second counts from before the read: a key deactivated anywhere is refused within it.
+    const entry = { key, rank, expiresAt: startedAt + CACHE_TTL_MS };
     remember(this.keys, hash, entry);
     return entry;
   }
