@@ -4,8 +4,8 @@
  * so headers are redacted and URLs are logged through a redactor that knows the configured
  * share and portal paths.
  */
-import type { FastifyRequest } from 'fastify';
-import type { LoggerOptions } from 'pino';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
+import pino, { type Bindings, type ChildLoggerOptions, type LogFn, type LoggerOptions } from 'pino';
 
 const SECRET_PARAMS = new Set(['api_key', 'token', 'access_token', 'key', 'secret']);
 
@@ -92,4 +92,103 @@ export function loggerOptions(level: string, tokenPaths: readonly string[] = DEF
       },
     },
   };
+}
+
+/** A destination that takes whole lines, as pino writes them (pino.destination, a stream). */
+export interface LineStream {
+  write(line: string): unknown;
+}
+
+const INFO = pino.levels.values.info as number;
+
+/**
+ * The request's logger, made only when something logs through it (issue 12: a pino child per
+ * request cost ~3 µs, for requests that mostly log nothing but the two request lines, which
+ * RequestLogController writes itself). Logs exactly what the child would.
+ */
+class LazyRequestLogger implements FastifyBaseLogger {
+  private real: FastifyBaseLogger | undefined;
+
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly bindings: Bindings,
+    private readonly options: ChildLoggerOptions,
+  ) {}
+
+  private get logger(): FastifyBaseLogger {
+    return (this.real ??= this.parent.child(this.bindings, this.options));
+  }
+
+  get level(): string {
+    return this.real?.level ?? this.options.level ?? this.parent.level;
+  }
+
+  set level(level: string) {
+    this.logger.level = level;
+  }
+
+  fatal: LogFn = (...args: Parameters<LogFn>) => this.logger.fatal(...(args as [string]));
+  error: LogFn = (...args: Parameters<LogFn>) => this.logger.error(...(args as [string]));
+  warn: LogFn = (...args: Parameters<LogFn>) => this.logger.warn(...(args as [string]));
+  info: LogFn = (...args: Parameters<LogFn>) => this.logger.info(...(args as [string]));
+  debug: LogFn = (...args: Parameters<LogFn>) => this.logger.debug(...(args as [string]));
+  trace: LogFn = (...args: Parameters<LogFn>) => this.logger.trace(...(args as [string]));
+  silent: LogFn = (...args: Parameters<LogFn>) => this.logger.silent(...(args as [string]));
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.logger.child(bindings, options);
+  }
+}
+
+/** Fastify's `childLoggerFactory`: the request's logger is made on first use. */
+export function lazyChildLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+  return new LazyRequestLogger(logger, bindings, options);
+}
+
+/**
+ * The two request lines ("incoming request", "request completed"), written as the very text
+ * pino writes for them (test/http/logging.test.ts compares the two), but built as one string
+ * each: no child logger, no serializer or redaction pass over the request (its URL is
+ * redacted here, and the line holds no header). Errored requests and every other line go
+ * through pino as before.
+ */
+export class RequestLogController extends LogController {
+  private readonly chindings: string;
+
+  constructor(
+    logger: pino.Logger,
+    private readonly stream: LineStream,
+    private readonly redact: (url: string) => string,
+  ) {
+    super({ requestIdLogLabel: 'request_id' });
+    // `,"pid":…,"hostname":"…"`: what pino writes after the time on every line.
+    this.chindings = (logger as unknown as Record<symbol, string>)[pino.symbols.chindingsSym] ?? '';
+  }
+
+  private enabled(request: FastifyRequest): boolean {
+    return (pino.levels.values[request.log.level] ?? Infinity) <= INFO;
+  }
+
+  private head(request: FastifyRequest): string {
+    return `{"level":${INFO},"time":${Date.now()}${this.chindings},"request_id":${JSON.stringify(request.id)}`;
+  }
+
+  override incomingRequest(request: FastifyRequest, _reply: FastifyReply): void {
+    if (!this.enabled(request)) return;
+    const req = JSON.stringify({
+      method: request.method,
+      url: this.redact(request.url),
+      host: request.headers?.host,
+      remoteAddress: request.ip,
+    });
+    this.stream.write(`${this.head(request)},"req":${req},"msg":"incoming request"}\n`);
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) return super.requestCompleted(error, request, reply);
+    if (!this.enabled(request)) return;
+    this.stream.write(
+      `${this.head(request)},"res":{"statusCode":${reply.statusCode}},"responseTime":${JSON.stringify(reply.elapsedTime)},"msg":"request completed"}\n`,
+    );
+  }
 }

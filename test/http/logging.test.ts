@@ -3,7 +3,10 @@
  * Authorization: Bearer and in the api_key query parameter, valid or not, the bootstrap
  * secrets and the demo token; while the request lines themselves are logged.
  */
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loggerOptions } from '../../src/http/logging.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { ACME_INACTIVE_KEY, ACME_KEY, ACME_KEY_2, ACME_KEY_3, BETA_KEY, SERVICE_KEY } from '../helpers/fixtures.js';
 
@@ -83,5 +86,48 @@ describe('logging never writes a secret', () => {
     }
     // Headers carrying secrets are not logged at all (or only redacted).
     expect(log.toLowerCase()).not.toMatch(/"(x-api-key|authorization)":"(?!\[redacted\])/);
+  });
+});
+
+describe('the request lines', () => {
+  it('are the lines pino writes for them, byte for byte but the time', async () => {
+    const t = await buildTestApp();
+    try {
+      const id = 'line-check-1';
+      const res = await t.call({ method: 'GET', url: `${CATALOG}?limit=5&api_key=${ACME_KEY}`, headers: { 'x-request-id': id, host: 'api.example:8443' } });
+      expect(res.statusCode).toBe(200);
+      const lines = t.logs.filter((line) => line.includes(`"request_id":"${id}"`));
+      expect(lines).toHaveLength(2);
+      const [incoming, completed] = lines as [string, string];
+      const responseTime = (JSON.parse(completed) as { responseTime: number }).responseTime;
+
+      // The same lines through pino, with the app's options and a child bound to the request id.
+      const written: string[] = [];
+      const stream = new Writable({
+        write(chunk, _enc, done) {
+          written.push(String(chunk).trimEnd());
+          done();
+        },
+      });
+      const child = pino(loggerOptions('info'), stream).child({ request_id: id });
+      child.info({ req: { method: 'GET', url: `${CATALOG}?limit=5&api_key=${ACME_KEY}`, headers: { host: 'api.example:8443' }, ip: '127.0.0.1' } }, 'incoming request');
+      child.info({ res: { statusCode: 200 }, responseTime }, 'request completed');
+      await new Promise((resolve) => setImmediate(resolve));
+      const noTime = (line: string) => line.replace(/"time":\d+/, '"time":0');
+      expect(written.map(noTime)).toEqual([noTime(incoming), noTime(completed)]);
+      expect(incoming).toContain('api_key=[REDACTED]');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('follow LOG_LEVEL: none at warn, and errors still logged through pino', async () => {
+    const t = await buildTestApp({ env: { LOG_LEVEL: 'warn' } });
+    try {
+      await t.call({ method: 'GET', url: CATALOG, headers: { 'x-api-key': ACME_KEY, 'x-request-id': 'quiet-1' } });
+      expect(t.logs.filter((line) => line.includes('quiet-1'))).toEqual([]);
+    } finally {
+      await t.close();
+    }
   });
 });
