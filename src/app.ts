@@ -245,8 +245,22 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.decorate('catalog', catalog);
   await app.register(async (api) => {
     api.decorateRequest('auth', null);
-    api.addHook('onRequest', authHook(auth));
-    api.addHook('onRequest', limiter.limitByKeyAndTeam);
+    // The API's routes count the caller's IP with its key and team rules, after authentication,
+    // in one call to the limiter's store (src/http/rate-limit/rate-limit.hooks.ts).
+    api.addHook('onRoute', (route) => {
+      route.config = { ...route.config, rateLimitIpWithApi: true };
+    });
+    const authenticate = authHook(auth);
+    api.addHook('onRequest', async (request, reply) => {
+      try {
+        await authenticate(request);
+      } catch (err) {
+        // Counted against the IP all the same; an IP refusal (429) wins, as when it came first.
+        await limiter.limitPendingIp(request, reply);
+        throw err;
+      }
+      await limiter.limitByKeyAndTeam(request, reply);
+    });
     await api.register(catalogRoutes, { catalog });
     await api.register(invoiceRoutes, { invoices });
     await api.register(eventRoutes, { db: database.db, retentionDays: config.webhooks.eventRetentionDays });

@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryStore } from '../../src/http/rate-limit/memory-store.js';
+import type { LimitRule } from '../../src/http/rate-limit/rate-limit.types.js';
 import { RedisStore } from '../../src/http/rate-limit/redis-store.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDb, type TestDatabase } from '../helpers/db.js';
@@ -95,6 +97,59 @@ describe('per-IP limit', () => {
   it('lets the IP through again in the next window', async () => {
     await nextWindow(1000);
     expect((await t.call({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+  });
+});
+
+describe('one call to the store per request', () => {
+  /** The memory store, counting the calls and the rules of each. */
+  class CountingStore extends MemoryStore {
+    calls: string[][] = [];
+    override consume(rules: LimitRule[], nowMs: number) {
+      this.calls.push(rules.map((r) => r.policy));
+      return super.consume(rules, nowMs);
+    }
+  }
+  let t: TestApp;
+  const store = new CountingStore();
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { INVOICING_IP_RATE_PER_SEC: '3' }, rateLimitStore: store });
+  });
+  afterAll(async () => t.close());
+
+  it('counts the IP with the key and team rules on the API, alone elsewhere and when authentication fails', async () => {
+    const { ok, health, unauthorized } = await inOneWindow(1000, async () => {
+      store.calls = [];
+      const ok = await t.call({ method: 'GET', url: CATALOG, headers: { 'x-api-key': ACME_KEY } });
+      const health = await t.call({ method: 'GET', url: '/healthz' });
+      const unauthorized = await t.call({ method: 'GET', url: CATALOG, headers: { 'x-api-key': 'ak_nobody_0000' } });
+      return { ok, health, unauthorized };
+    });
+    expect(store.calls).toEqual([['ip-sec', 'key-sec', 'key-min', 'key-day', 'team-sec', 'team-min', 'team-day'], ['ip-sec'], ['ip-sec']]);
+    expect(ok.statusCode).toBe(200);
+    expect(parseRateLimit(ok.headers.ratelimit).get('ip-sec')?.r).toBe(2);
+    expect(health.statusCode).toBe(200);
+    expect(parseRateLimit(health.headers.ratelimit).get('ip-sec')?.r).toBe(1);
+    expect(unauthorized.statusCode).toBe(401);
+    expect(unauthorized.headers.ratelimit).toBe('"ip-sec";r=0;t=1');
+  });
+
+  it('an IP refusal wins over the key check, and a full IP is refused without asking the store again', async () => {
+    const { refused, badKey, again } = await inOneWindow(1000, async () => {
+      for (let i = 0; i < 3; i++) await t.call({ method: 'GET', url: '/healthz' });
+      store.calls = [];
+      // Refused by the store on the API: the IP's window is full, whatever the key.
+      const refused = await t.call({ method: 'GET', url: CATALOG, headers: { 'x-api-key': ACME_KEY } });
+      const badKey = await t.call({ method: 'GET', url: CATALOG, headers: { 'x-api-key': 'ak_nobody_0000' } });
+      const again = await t.call({ method: 'GET', url: '/healthz' });
+      return { refused, badKey, again };
+    });
+    expect429(refused, 'ip_per_sec');
+    expect(refused.headers.ratelimit).toMatch(/^"ip-sec";r=0;t=1, "key-sec";r=\d+;t=1, /);
+    expect429(badKey, 'ip_per_sec');
+    expect429(again, 'ip_per_sec');
+    expect(again.headers.ratelimit).toBe('"ip-sec";r=0;t=1');
+    // The first refusal asked the store; this node then knows the window is full.
+    expect(store.calls).toEqual([['ip-sec', 'key-sec', 'key-min', 'key-day', 'team-sec', 'team-min', 'team-day']]);
   });
 });
 

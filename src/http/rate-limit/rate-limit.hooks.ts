@@ -1,20 +1,34 @@
 /**
- * Wires the limiter into Fastify: per IP on every route (before anything else runs), per
- * key and per team on `/api/v1/*` after authentication. Every response says where the
- * caller stands in the IETF RateLimit / RateLimit-Policy headers; a refusal is a 429 in the
- * contract's shape with Retry-After.
+ * Wires the limiter into Fastify: per IP on every route, per key and per team on `/api/v1/*`
+ * after authentication. Every response says where the caller stands in the IETF RateLimit /
+ * RateLimit-Policy headers; a refusal is a 429 in the contract's shape with Retry-After.
+ *
+ * One call to the store per request (issue 12: on Redis, one round trip instead of two). On
+ * the routes of the API scope (`deferIpToApi`), the per-IP rule is not counted in onRequest
+ * but together with the key and team rules after authentication, in the same atomic call; a
+ * request whose authentication fails is counted against its IP alone, and an IP refusal still
+ * wins over the authentication error (429, as before). An IP found exhausted in the current
+ * window is remembered by the node until that window ends, and refused in onRequest with no
+ * call at all, before its key is looked at: a counter never goes down within its window, so
+ * this refusal is exactly what the store would answer (exact across nodes).
  */
 import crypto from 'node:crypto';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../shared/errors.js';
 import { formatRateLimit, formatRateLimitPolicy } from './headers.js';
-import type { LimitRule, LimitState, RateLimitStore } from './rate-limit.types.js';
-import { apiRules, ipRules } from './rules.js';
+import type { ConsumeResult, LimitRule, LimitState, RateLimitStore } from './rate-limit.types.js';
+import { apiRules, buildConsumeResult, ipRules, windowOf } from './rules.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     rateLimitRules: LimitRule[];
     rateLimitStates: LimitState[];
+    /** The per-IP rule left for the API hook to count with the key and team rules. */
+    rateLimitPendingIp: LimitRule | null;
+  }
+  interface FastifyContextConfig {
+    /** Set on the API scope's routes: their per-IP rule is counted after authentication. */
+    rateLimitIpWithApi?: boolean;
   }
 }
 
@@ -25,59 +39,125 @@ export interface RateLimitHooksOptions {
   log: FastifyBaseLogger;
 }
 
+/** IPs remembered as exhausted at most (cleared when full; a forgotten one is asked of the store). */
+const EXHAUSTED_MAX = 10_000;
+
 export function createRateLimitHooks(options: RateLimitHooksOptions) {
   const { store, ipRatePerSec, onRefused, log } = options;
+  /** Per-IP counters this node saw full: rule key → end of that window (ms). */
+  const exhausted = new Map<string, number>();
+  /** `RateLimit-Policy` texts by the rules' policies, limits and windows. */
+  const policyTexts = new Map<string, string>();
 
-  async function consume(request: FastifyRequest, reply: FastifyReply, rules: LimitRule[]): Promise<void> {
-    let result;
+  function knownExhausted(rule: LimitRule, nowMs: number): boolean {
+    const endMs = exhausted.get(rule.key);
+    if (endMs === undefined) return false;
+    if (endMs > nowMs && endMs === windowOf(rule, nowMs).endMs) return true;
+    exhausted.delete(rule.key);
+    return false;
+  }
+
+  function rememberExhausted(rule: LimitRule, nowMs: number): void {
+    if (exhausted.size >= EXHAUSTED_MAX) exhausted.clear();
+    exhausted.set(rule.key, windowOf(rule, nowMs).endMs);
+  }
+
+  async function consume(request: FastifyRequest, reply: FastifyReply, rules: LimitRule[], ipRule: LimitRule | null): Promise<void> {
+    const nowMs = Date.now();
+    let result: ConsumeResult;
     try {
-      result = await store.consume(rules, Date.now());
+      result = await store.consume(rules, nowMs);
     } catch (err) {
       // The shared store is down: serve rather than refuse everyone (fail open), and say so.
       log.warn({ err }, 'rate-limit store unavailable; request allowed without counting');
       return;
     }
-    request.rateLimitRules.push(...rules);
-    request.rateLimitStates.push(...result.states);
-    if (!result.allowed && result.refused) {
-      const retryAfter = Math.max(1, result.refused.resetSec);
-      onRefused?.(result.refused.rule.code);
-      writeHeaders(request, reply);
-      const error = new ApiError('rate_limited', { retry_after_sec: retryAfter }, { 'retry-after': String(retryAfter) });
-      error.body.error = 'rate_limited';
-      error.body.code = result.refused.rule.code;
-      error.body.details = `rate limit ${result.refused.rule.policy} (${result.refused.rule.limit} per ${result.refused.rule.windowSec}s) exceeded`;
-      throw error;
+    refuseIfNeeded(request, reply, rules, result, ipRule, nowMs);
+  }
+
+  function refuseIfNeeded(request: FastifyRequest, reply: FastifyReply, rules: LimitRule[], result: ConsumeResult, ipRule: LimitRule | null, nowMs: number): void {
+    for (const rule of rules) request.rateLimitRules.push(rule);
+    for (const state of result.states) request.rateLimitStates.push(state);
+    if (result.allowed || !result.refused) return;
+    let refused = result.refused;
+    if (ipRule !== null) {
+      // The IP's rule first, as when it was counted on its own before the key's (a refused
+      // request's counts are the current ones: remaining 0 means the window is full).
+      const ipState = result.states[rules.indexOf(ipRule)];
+      if (ipState !== undefined && ipState.remaining === 0) {
+        refused = ipState;
+        rememberExhausted(ipRule, nowMs);
+      }
     }
+    const retryAfter = Math.max(1, refused.resetSec);
+    onRefused?.(refused.rule.code);
+    writeHeaders(request, reply);
+    const error = new ApiError('rate_limited', { retry_after_sec: retryAfter }, { 'retry-after': String(retryAfter) });
+    error.body.error = 'rate_limited';
+    error.body.code = refused.rule.code;
+    error.body.details = `rate limit ${refused.rule.policy} (${refused.rule.limit} per ${refused.rule.windowSec}s) exceeded`;
+    throw error;
+  }
+
+  function policyText(rules: readonly LimitRule[]): string {
+    let id = '';
+    for (const rule of rules) id += `${rule.policy}\u0000${rule.limit}\u0000${rule.windowSec}\u0001`;
+    let text = policyTexts.get(id);
+    if (text === undefined) {
+      text = formatRateLimitPolicy(rules);
+      // Bounded: one entry per distinct tariff in use; cleared if callers vary it wildly.
+      if (policyTexts.size >= 1_000) policyTexts.clear();
+      policyTexts.set(id, text);
+    }
+    return text;
   }
 
   function writeHeaders(request: FastifyRequest, reply: FastifyReply): void {
     if (request.rateLimitRules.length === 0) return;
-    reply.header('RateLimit-Policy', formatRateLimitPolicy(request.rateLimitRules));
+    reply.header('RateLimit-Policy', policyText(request.rateLimitRules));
     reply.header('RateLimit', formatRateLimit(request.rateLimitStates));
   }
 
+  /** The IP rule, refused at once when this node knows its window is full. */
+  function ipRuleOrRefuse(request: FastifyRequest, reply: FastifyReply): LimitRule {
+    const [rule] = ipRules(request.ip, ipRatePerSec) as [LimitRule];
+    const nowMs = Date.now();
+    if (knownExhausted(rule, nowMs)) refuseIfNeeded(request, reply, [rule], buildConsumeResult([rule], [rule.limit], false, nowMs), rule, nowMs);
+    return rule;
+  }
+
   return {
-    /** onRequest, on every route. */
+    /** onRequest, on every route: counts the IP, or leaves it to limitByKeyAndTeam on the API's routes. */
     async limitByIp(request: FastifyRequest, reply: FastifyReply): Promise<void> {
       request.rateLimitRules = [];
       request.rateLimitStates = [];
-      await consume(request, reply, ipRules(request.ip, ipRatePerSec));
+      request.rateLimitPendingIp = null;
+      const rule = ipRuleOrRefuse(request, reply);
+      if (request.routeOptions.config.rateLimitIpWithApi === true) {
+        request.rateLimitPendingIp = rule;
+        return;
+      }
+      await consume(request, reply, [rule], rule);
     },
-    /** After authentication on /api/v1/*. */
+    /** After a failed authentication on /api/v1/*: the IP alone (its refusal wins). */
+    async limitPendingIp(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+      const rule = request.rateLimitPendingIp;
+      if (!rule) return;
+      request.rateLimitPendingIp = null;
+      await consume(request, reply, [rule], rule);
+    },
+    /** After authentication on /api/v1/*: the pending IP rule, the key's and the team's, in one call. */
     async limitByKeyAndTeam(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+      const ipRule = request.rateLimitPendingIp;
+      request.rateLimitPendingIp = null;
       const auth = request.auth;
-      if (!auth) return;
-      await consume(
-        request,
-        reply,
-        apiRules({
-          keyId: String(auth.keyId),
-          teamId: auth.teamId,
-          keyRate: auth.tariff.key_rate,
-          teamRate: auth.tariff.team_rate,
-        }),
-      );
+      const rules: LimitRule[] = ipRule ? [ipRule] : [];
+      if (auth) {
+        for (const rule of apiRules({ keyId: String(auth.keyId), teamId: auth.teamId, keyRate: auth.tariff.key_rate, teamRate: auth.tariff.team_rate })) {
+          rules.push(rule);
+        }
+      }
+      if (rules.length > 0) await consume(request, reply, rules, ipRule);
     },
     /**
      * On the share and portal routes: per link token (INVOICING_LINK_RATE_PER_MIN per minute),
@@ -85,7 +165,7 @@ export function createRateLimitHooks(options: RateLimitHooksOptions) {
      */
     async limitByLink(request: FastifyRequest, reply: FastifyReply, token: string, perMin: number): Promise<void> {
       const id = crypto.createHash('sha256').update(token).digest('base64url').slice(0, 32);
-      await consume(request, reply, [{ policy: 'link-min', code: 'link_per_min', key: `link:${id}`, limit: perMin, windowSec: 60 }]);
+      await consume(request, reply, [{ policy: 'link-min', code: 'link_per_min', key: `link:${id}`, limit: perMin, windowSec: 60 }], null);
     },
     /** onSend, on every route. */
     async addHeaders(request: FastifyRequest, reply: FastifyReply): Promise<void> {
