@@ -11,17 +11,23 @@
  * The SQL text is identical on every call, so SQLite's statement cache (statement-cache.ts)
  * reuses its prepared statement too. Only for queries whose shape does not depend on the
  * values (no `in` lists of varying length, no optional conditions).
+ *
+ * `preparedStatement` is the same for writes whose effect is checked (the whole result, with
+ * `numAffectedRows`), and `insertRows` the same for multi-row INSERTs (issue 13): compiled once
+ * per table, column list and row count.
  */
-import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
+import { CompiledQuery, type Compilable, type Insertable, type Kysely, type QueryResult } from 'kysely';
 import { dialectOf, type Executor, type SqlDialect } from './database.js';
 import type { Database } from './types.js';
 
 const MARK = '\u0000param:';
 
-export function preparedQuery<P extends string, R>(
+type Plan<P> = { sql: string; slots: Array<{ name: P } | { value: unknown }> };
+
+export function preparedStatement<P extends string, R>(
   build: (db: Kysely<Database>, param: (name: P) => any) => Compilable<R>,
-): (db: Executor, values: Record<P, unknown>) => Promise<R[]> {
-  const compiled = new Map<SqlDialect, { sql: string; slots: Array<{ name: P } | { value: unknown }> }>();
+): (db: Executor, values: Record<P, unknown>) => Promise<QueryResult<R>> {
+  const compiled = new Map<SqlDialect, Plan<P>>();
   return async (db, values) => {
     const dialect = dialectOf(db);
     let plan = compiled.get(dialect);
@@ -34,7 +40,64 @@ export function preparedQuery<P extends string, R>(
       compiled.set(dialect, plan);
     }
     const parameters = plan.slots.map((s) => ('name' in s ? values[s.name] : s.value));
-    const result = await db.executeQuery<R>(CompiledQuery.raw(plan.sql, parameters) as CompiledQuery<R>);
-    return result.rows;
+    return db.executeQuery<R>(CompiledQuery.raw(plan.sql, parameters) as CompiledQuery<R>);
   };
+}
+
+export function preparedQuery<P extends string, R>(
+  build: (db: Kysely<Database>, param: (name: P) => any) => Compilable<R>,
+): (db: Executor, values: Record<P, unknown>) => Promise<R[]> {
+  const statement = preparedStatement(build);
+  return async (db, values) => (await statement(db, values)).rows;
+}
+
+/** How many INSERT shapes (dialect, table, columns, row count) stay compiled. */
+const INSERT_PLANS_MAX = 256;
+const insertPlans = new Map<string, { sql: string; slots: Array<{ row: number; column: string } | { value: unknown }> }>();
+
+/** The columns a row sets (Kysely leaves out keys whose value is undefined). */
+function definedColumns(row: Record<string, unknown>): string[] {
+  const columns: string[] = [];
+  for (const key in row) if (row[key] !== undefined) columns.push(key);
+  return columns;
+}
+
+/**
+ * `INSERT INTO table (…) VALUES (…), (…)` of `rows`, as `db.insertInto(table).values(rows)` would
+ * write it, but compiled by Kysely only once per dialect, table, column list and row count (a
+ * bounded map of plans). Rows that set different columns go through Kysely as usual.
+ */
+export async function insertRows<T extends keyof Database & string>(
+  db: Executor,
+  table: T,
+  rows: ReadonlyArray<Insertable<Database[T]>>,
+): Promise<void> {
+  const first = rows[0] as Record<string, unknown> | undefined;
+  if (first === undefined) return;
+  const columns = definedColumns(first);
+  const sameShape = rows.every((row) => {
+    const r = row as Record<string, unknown>;
+    return definedColumns(r).length === columns.length && columns.every((c) => r[c] !== undefined);
+  });
+  if (!sameShape) {
+    await (db as Kysely<Database>).insertInto(table).values(rows as never).execute();
+    return;
+  }
+  const dialect = dialectOf(db);
+  const key = `${dialect}\u0000${table}\u0000${rows.length}\u0000${columns.join(',')}`;
+  let plan = insertPlans.get(key);
+  if (plan === undefined) {
+    const markers = rows.map((_, r) => Object.fromEntries(columns.map((c) => [c, `${MARK}${r}:${c}`])));
+    const query = (db as Kysely<Database>).insertInto(table).values(markers as never).compile();
+    const slots = query.parameters.map((p) => {
+      if (typeof p !== 'string' || !p.startsWith(MARK)) return { value: p };
+      const [row, column] = p.slice(MARK.length).split(/:(.*)/s) as [string, string];
+      return { row: Number(row), column };
+    });
+    plan = { sql: query.sql, slots };
+    if (insertPlans.size >= INSERT_PLANS_MAX) insertPlans.delete(insertPlans.keys().next().value as string);
+    insertPlans.set(key, plan);
+  }
+  const parameters = plan.slots.map((s) => ('value' in s ? s.value : (rows[s.row] as Record<string, unknown>)[s.column]));
+  await db.executeQuery(CompiledQuery.raw(plan.sql, parameters));
 }

@@ -3,7 +3,7 @@ import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { addDocuments, teamDocumentCount } from '../../db/document-counts.js';
 import { modifiedSince, teamScope } from '../../db/list-plans.js';
-import { preparedQuery } from '../../db/prepared-query.js';
+import { insertRows, preparedQuery, preparedStatement } from '../../db/prepared-query.js';
 import { invoiceSearchMatches, probeTrigramTable, usesTrigramTable, type SearchPlan } from '../../db/text-search.js';
 import type {
   InvoiceItemsTable,
@@ -43,10 +43,28 @@ export async function insertInvoice(db: Executor, row: Insertable<InvoicesTable>
 /** Several documents at once (e.g. one transaction of grouped creates), counted per team. */
 export async function insertInvoices(db: Executor, rows: Array<Insertable<InvoicesTable>>): Promise<void> {
   if (rows.length === 0) return;
-  await db.insertInto('invoices').values(rows).execute();
+  await insertRows(db, 'invoices', rows);
   const perTeam = new Map<string, number>();
   for (const row of rows) perTeam.set(row.team_id, (perTeam.get(row.team_id) ?? 0) + 1);
   for (const [teamId, n] of perTeam) await addDocuments(db, teamId, n);
+}
+
+/**
+ * The optimistic UPDATE, compiled once per set of columns (a write sets the same columns every
+ * time; a handful of sets at most, bounded all the same).
+ */
+const updateStatements = new Map<string, ReturnType<typeof updateStatementFor>>();
+const UPDATE_SHAPES_MAX = 16;
+
+function updateStatementFor(columns: string[]) {
+  return preparedStatement<string, never>((db, p) =>
+    db
+      .updateTable('invoices')
+      .set(Object.fromEntries(columns.map((c) => [c, p(`set:${c}`)])))
+      .where('team_id', '=', p('teamId'))
+      .where('public_id', '=', p('publicId'))
+      .where('revision', '=', p('expectedRevision')),
+  );
 }
 
 /** Optimistic update: applies only when the stored revision is still `expectedRevision`. */
@@ -57,15 +75,27 @@ export async function updateInvoice(
   expectedRevision: number,
   row: Partial<Insertable<InvoicesTable>>,
 ): Promise<boolean> {
-  const result = await db
-    .updateTable('invoices')
-    .set(row)
-    .where('team_id', '=', teamId)
-    .where('public_id', '=', publicId)
-    .where('revision', '=', expectedRevision)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  const values: Record<string, unknown> = { teamId, publicId, expectedRevision };
+  const columns: string[] = [];
+  for (const [column, value] of Object.entries(row)) {
+    if (value === undefined) continue;
+    columns.push(column);
+    values[`set:${column}`] = value;
+  }
+  const key = columns.join(',');
+  let statement = updateStatements.get(key);
+  if (statement === undefined) {
+    if (updateStatements.size >= UPDATE_SHAPES_MAX) updateStatements.clear();
+    statement = updateStatementFor(columns);
+    updateStatements.set(key, statement);
+  }
+  const result = await statement(db, values);
+  return Number(result.numAffectedRows ?? 0) === 1;
 }
+
+const deleteItemsOf = preparedStatement<'teamId' | 'publicId', never>((db, p) =>
+  db.deleteFrom('invoice_items').where('team_id', '=', p('teamId')).where('public_id', '=', p('publicId')),
+);
 
 export async function replaceItems(
   db: Executor,
@@ -73,14 +103,14 @@ export async function replaceItems(
   publicId: string,
   items: Array<Insertable<InvoiceItemsTable>>,
 ): Promise<void> {
-  await db.deleteFrom('invoice_items').where('team_id', '=', teamId).where('public_id', '=', publicId).execute();
+  await deleteItemsOf(db, { teamId, publicId });
   await insertItems(db, items);
 }
 
 /** A new document's items: one multi-row INSERT (chunks keep each under SQLite's bound-parameter limit). */
 export async function insertItems(db: Executor, items: Array<Insertable<InvoiceItemsTable>>): Promise<void> {
   for (let i = 0; i < items.length; i += 200) {
-    await db.insertInto('invoice_items').values(items.slice(i, i + 200)).execute();
+    await insertRows(db, 'invoice_items', items.slice(i, i + 200));
   }
 }
 
@@ -89,7 +119,7 @@ export async function listShareLinks(db: Executor, teamId: string, publicId: str
 }
 
 export async function insertShareLinks(db: Executor, links: Array<Insertable<ShareLinksTable>>): Promise<void> {
-  if (links.length > 0) await db.insertInto('share_links').values(links).execute();
+  await insertRows(db, 'share_links', links);
 }
 
 export async function deleteShareLinks(db: Executor, teamId: string, publicId: string, tokens: string[]): Promise<void> {
@@ -112,7 +142,7 @@ export async function updateShareLinkOrder(
 }
 
 export async function insertRevision(db: Executor, row: InvoiceRevisionRow): Promise<void> {
-  await db.insertInto('invoice_revisions').values(row).execute();
+  await insertRows(db, 'invoice_revisions', [row]);
 }
 
 export type RevisionSummaryRow = Omit<InvoiceRevisionRow, 'document' | 'api_key_id' | 'team_id' | 'public_id'>;
@@ -146,14 +176,17 @@ export async function findRevision(db: Executor, teamId: string, publicId: strin
     .executeTakeFirst();
 }
 
+const pruneRevisionsOf = preparedStatement<'teamId' | 'publicId' | 'oldest', never>((db, p) =>
+  db
+    .deleteFrom('invoice_revisions')
+    .where('team_id', '=', p('teamId'))
+    .where('public_id', '=', p('publicId'))
+    .where('revision', '<=', p('oldest')),
+);
+
 /** The retention rule: deletes the document's previous revisions older than the newest `keep`. */
 export async function pruneRevisions(db: Executor, teamId: string, publicId: string, newestKept: number, keep: number): Promise<void> {
-  await db
-    .deleteFrom('invoice_revisions')
-    .where('team_id', '=', teamId)
-    .where('public_id', '=', publicId)
-    .where('revision', '<=', newestKept - keep)
-    .execute();
+  await pruneRevisionsOf(db, { teamId, publicId, oldest: newestKept - keep });
 }
 
 export interface ListFilters {

@@ -182,10 +182,11 @@ export function conflict(publicId: string): ApiError {
 /**
  * What EDO sync needs of a written document. The content hash covers what is sent (the document
  * without seller_status, and both participant ids), so a status change alone sends nothing again.
+ * It is computed when EDO sync reads it: a document without `buyer_edo_id` (most) never does.
  */
 export function edoSyncRequest(row: InvoiceRow, invoice: NormalizedInvoice): EdoSyncRequest {
-  const { seller_status: _status, ...content } = JSON.parse(row.document) as Record<string, unknown>;
   const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+  let contentHash: string | undefined;
   return {
     teamId: row.team_id,
     publicId: row.public_id,
@@ -193,7 +194,13 @@ export function edoSyncRequest(row: InvoiceRow, invoice: NormalizedInvoice): Edo
     sellerStatus: row.seller_status,
     sellerEdoId: row.seller_edo_id,
     buyerEdoId: row.buyer_edo_id,
-    contentHash: requestHash({ content, seller: row.seller_edo_id, buyer: row.buyer_edo_id }),
+    get contentHash(): string {
+      if (contentHash === undefined) {
+        const { seller_status: _status, ...content } = JSON.parse(row.document) as Record<string, unknown>;
+        contentHash = requestHash({ content, seller: row.seller_edo_id, buyer: row.buyer_edo_id });
+      }
+      return contentHash;
+    },
     document: {
       kind: 'invoice',
       publicId: row.public_id,
