@@ -22,8 +22,20 @@ export function formatRateLimit(states: readonly LimitState[]): string {
     .join(', ');
 }
 
+/** Policy names as sf-strings: the names are a fixed set from the code (rules.ts), quoted once each. */
+const quoted = new Map<string, string>();
+
 /** sf-string: printable ASCII with `\` and `"` escaped; anything else would make the header invalid. */
 function sfString(value: string): string {
+  let text = quoted.get(value);
+  if (text === undefined) {
+    text = toSfString(value);
+    if (quoted.size < 100) quoted.set(value, text);
+  }
+  return text;
+}
+
+function toSfString(value: string): string {
   if (!/^[\x20-\x7e]*$/.test(value)) throw new Error(`rate-limit policy name is not printable ASCII: ${JSON.stringify(value)}`);
   return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }

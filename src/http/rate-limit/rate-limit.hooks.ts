@@ -4,13 +4,14 @@
  * RateLimit-Policy headers; a refusal is a 429 in the contract's shape with Retry-After.
  *
  * One call to the store per request (issue 12: on Redis, one round trip instead of two). On
- * the routes of the API scope (`deferIpToApi`), the per-IP rule is not counted in onRequest
- * but together with the key and team rules after authentication, in the same atomic call; a
- * request whose authentication fails is counted against its IP alone, and an IP refusal still
- * wins over the authentication error (429, as before). An IP found exhausted in the current
- * window is remembered by the node until that window ends, and refused in onRequest with no
- * call at all, before its key is looked at: a counter never goes down within its window, so
- * this refusal is exactly what the store would answer (exact across nodes).
+ * the routes of the API scope (`rateLimitIpWithApi`), the per-IP rule is not counted in
+ * onRequest but together with the key and team rules after authentication, in the same atomic
+ * call (so a refused request counts against none of the seven, and the 429 names the full
+ * limit that lasts longest, docs/api.md); a request whose authentication fails is counted
+ * against its IP alone, and an IP refusal wins over the authentication error (429, as before).
+ * An IP found full in the current window is remembered by the node until that window ends
+ * and refused in onRequest with no call at all, before its key is looked at: a counter never
+ * goes down within its window, so the store would refuse it too, on every node.
  */
 import crypto from 'node:crypto';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
@@ -79,15 +80,12 @@ export function createRateLimitHooks(options: RateLimitHooksOptions) {
     for (const rule of rules) request.rateLimitRules.push(rule);
     for (const state of result.states) request.rateLimitStates.push(state);
     if (result.allowed || !result.refused) return;
-    let refused = result.refused;
+    // The store's choice when several are full: the one that lasts longest (docs/api.md).
+    const refused = result.refused;
     if (ipRule !== null) {
-      // The IP's rule first, as when it was counted on its own before the key's (a refused
-      // request's counts are the current ones: remaining 0 means the window is full).
+      // A refused request's counts are the current ones: remaining 0 means the IP's window is full.
       const ipState = result.states[rules.indexOf(ipRule)];
-      if (ipState !== undefined && ipState.remaining === 0) {
-        refused = ipState;
-        rememberExhausted(ipRule, nowMs);
-      }
+      if (ipState !== undefined && ipState.remaining === 0) rememberExhausted(ipRule, nowMs);
     }
     const retryAfter = Math.max(1, refused.resetSec);
     onRefused?.(refused.rule.code);
