@@ -174,3 +174,70 @@ export class ListItemCache {
     if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
   }
 }
+
+/**
+ * Whole list pages as sent (issue 12), validated by the team's list version: the sum of its
+ * change counter, which every write to the team's documents or to their share links moves in
+ * the writing transaction (database triggers, migration 2026-11-26T1400_list_versions). The
+ * key is everything the page's bytes depend on besides the rows: the team, the tariff's
+ * external-share right (items' service status), and the normalized query. The response has no
+ * per-request field. The version is read before the page (see teamListState), so an entry is
+ * never newer-versioned than its data; a request uses an entry only when the version it read
+ * equals the entry's, on this node, whatever other nodes wrote. Never timed.
+ *
+ * Bounded by entries and by bytes (a page of 200 items is ~120 KB; strings are counted at two
+ * bytes per character, as V8 holds text with Cyrillic).
+ */
+export class ListPageCache {
+  private readonly entries = new Map<string, { version: number; json: string }>();
+  private bytes = 0;
+  hits = 0;
+  misses = 0;
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxBytes: number,
+  ) {}
+
+  get enabled(): boolean {
+    return this.maxEntries > 0 && this.maxBytes > 0;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get sizeBytes(): number {
+    return this.bytes;
+  }
+
+  get(key: string, version: number): string | null {
+    const entry = this.entries.get(key);
+    if (entry === undefined || entry.version !== version) {
+      this.misses++;
+      return null;
+    }
+    this.hits++;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.json;
+  }
+
+  set(key: string, version: number, json: string): void {
+    const cost = 2 * (key.length + json.length);
+    this.remove(key);
+    if (cost > this.maxBytes) return;
+    this.entries.set(key, { version, json });
+    this.bytes += cost;
+    while (this.entries.size > this.maxEntries || this.bytes > this.maxBytes) {
+      this.remove(this.entries.keys().next().value as string);
+    }
+  }
+
+  private remove(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
+    this.entries.delete(key);
+    this.bytes -= 2 * (key.length + entry.json.length);
+  }
+}

@@ -175,7 +175,7 @@ export class InvoiceService {
     return this.reader.getJson(auth, publicId, info, serialize);
   }
 
-  detailCacheStats(): { hits: number; misses: number; size: number; listItemHits: number } {
+  detailCacheStats(): ReturnType<InvoiceReader['detailCacheStats']> {
     return this.reader.detailCacheStats();
   }
 
