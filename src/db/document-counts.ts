@@ -16,6 +16,7 @@
  */
 import { sql } from 'kysely';
 import { dialectOf, type Executor } from './database.js';
+import { preparedQuery } from './prepared-query.js';
 
 export const COUNTER_SHARDS = 16;
 
@@ -46,13 +47,17 @@ export async function teamDocumentCount(db: Executor, teamId: string): Promise<n
  * newer than its version, which the next request's version no longer matches (never the reverse).
  */
 export async function teamListState(db: Executor, teamId: string): Promise<{ documents: number; version: number }> {
-  const row = await db
-    .selectFrom('team_document_counts')
-    .select((eb) => [eb.fn.sum<number | string | null>('documents').as('n'), eb.fn.sum<number | string | null>('changes').as('v')])
-    .where('team_id', '=', teamId)
-    .executeTakeFirst();
+  const row = (await listStateOf(db, { teamId }))[0];
   return { documents: Number(row?.n ?? 0), version: Number(row?.v ?? 0) };
 }
+
+// Read by every list request: compiled once (prepared-query.ts).
+const listStateOf = preparedQuery<'teamId', { n: number | string | null; v: number | string | null }>((db, p) =>
+  db
+    .selectFrom('team_document_counts')
+    .select((eb) => [eb.fn.sum<number | string | null>('documents').as('n'), eb.fn.sum<number | string | null>('changes').as('v')])
+    .where('team_id', '=', p('teamId')),
+);
 
 /** Documents of the team dated in the months `from`…`to` (`YYYY-MM`, inclusive; null: open). */
 export async function teamMonthDocuments(db: Executor, teamId: string, from: string | null, to: string | null): Promise<number> {

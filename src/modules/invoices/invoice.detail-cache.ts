@@ -185,11 +185,11 @@ export class ListItemCache {
  * never newer-versioned than its data; a request uses an entry only when the version it read
  * equals the entry's, on this node, whatever other nodes wrote. Never timed.
  *
- * Bounded by entries and by bytes (a page of 200 items is ~120 KB; strings are counted at two
- * bytes per character, as V8 holds text with Cyrillic).
+ * Bounded by entries and by bytes (a page of 50 items is ~30 KB of UTF-8, 200 items ~120 KB).
+ * Pages are kept as UTF-8 bytes: a hit is sent without encoding 30 KB of text again.
  */
 export class ListPageCache {
-  private readonly entries = new Map<string, { version: number; json: string }>();
+  private readonly entries = new Map<string, { version: number; body: Buffer }>();
   private bytes = 0;
   hits = 0;
   misses = 0;
@@ -211,7 +211,8 @@ export class ListPageCache {
     return this.bytes;
   }
 
-  get(key: string, version: number): string | null {
+  /** The page's UTF-8 bytes when kept at this version (sent as they are: no re-encoding per request). */
+  get(key: string, version: number): Buffer | null {
     const entry = this.entries.get(key);
     if (entry === undefined || entry.version !== version) {
       this.misses++;
@@ -220,14 +221,14 @@ export class ListPageCache {
     this.hits++;
     this.entries.delete(key);
     this.entries.set(key, entry);
-    return entry.json;
+    return entry.body;
   }
 
-  set(key: string, version: number, json: string): void {
-    const cost = 2 * (key.length + json.length);
+  set(key: string, version: number, body: Buffer): void {
+    const cost = costOf(key, body);
     this.remove(key);
     if (cost > this.maxBytes) return;
-    this.entries.set(key, { version, json });
+    this.entries.set(key, { version, body });
     this.bytes += cost;
     while (this.entries.size > this.maxEntries || this.bytes > this.maxBytes) {
       this.remove(this.entries.keys().next().value as string);
@@ -238,6 +239,11 @@ export class ListPageCache {
     const entry = this.entries.get(key);
     if (entry === undefined) return;
     this.entries.delete(key);
-    this.bytes -= 2 * (key.length + entry.json.length);
+    this.bytes -= costOf(key, entry.body);
   }
+}
+
+/** Memory of an entry: the key (V8, up to 2 bytes a character) and the page's bytes. */
+function costOf(key: string, body: Buffer): number {
+  return 2 * key.length + body.length;
 }

@@ -186,7 +186,7 @@ export class InvoiceReader {
   }
 
   /**
-   * The list as JSON text: the same bytes as `serialize.list(list(...))`. A live caller's page
+   * The list as JSON (text, or its UTF-8 bytes): the same bytes as `serialize.list(list(...))`. A live caller's page
    * is taken whole from the page cache when the team's list version (read first, in this
    * request) is the one it was built at; otherwise it is built with each item's text reused
    * from the list-item cache while the columns read for it are unchanged.
@@ -196,7 +196,7 @@ export class InvoiceReader {
     query: ListQuery,
     info: RequestInfo,
     serialize: ListSerializers,
-  ): Promise<string> {
+  ): Promise<string | Buffer> {
     const filters = listFilters(query);
     if (auth.mode !== 'live') return serialize.list(this.demo.list(auth, info, this.deps.clock.now(), filters));
     const pages = this.listPages;
@@ -206,9 +206,9 @@ export class InvoiceReader {
     const key = pageKey(auth.teamId, auth.tariff.external_share, filters);
     const hit = pages.get(key, state.version);
     if (hit !== null) return hit;
-    const json = this.buildListJson(auth, filters, serialize, await this.listRows(auth.teamId, filters, state.documents));
-    pages.set(key, state.version, json);
-    return json;
+    const body = Buffer.from(this.buildListJson(auth, filters, serialize, await this.listRows(auth.teamId, filters, state.documents)));
+    pages.set(key, state.version, body);
+    return body;
   }
 
   private buildListJson(

@@ -183,7 +183,7 @@ export class InvoiceService {
     return this.reader.list(auth, query, info);
   }
 
-  listJson(auth: AuthContext, query: ListQuery, info: RequestInfo, serialize: ListSerializers): Promise<string> {
+  listJson(auth: AuthContext, query: ListQuery, info: RequestInfo, serialize: ListSerializers): Promise<string | Buffer> {
     return this.reader.listJson(auth, query, info, serialize);
   }
 
