@@ -247,3 +247,29 @@ export class ListPageCache {
 function costOf(key: string, body: Buffer): number {
   return 2 * key.length + body.length;
 }
+
+/**
+ * The exact `total` of a list's filters (without `limit`/`offset`), validated like the pages by
+ * the team's list version: paging through one search or date range counts its matches once
+ * per version, not once per page. Bounded by entries (a key is at most ~300 characters).
+ */
+export class ListTotalCache {
+  private readonly entries = new Map<string, { version: number; total: number }>();
+
+  constructor(private readonly max: number) {}
+
+  get(key: string, version: number): number | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined || entry.version !== version) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.total;
+  }
+
+  set(key: string, version: number, total: number): void {
+    if (this.max <= 0) return;
+    this.entries.delete(key);
+    this.entries.set(key, { version, total });
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
+  }
+}

@@ -10,7 +10,7 @@ import type { EdoSync } from '../edo/index.js';
 import { portalExpiry, type LinkBases } from '../links/index.js';
 import type { AuthContext } from '../teams/index.js';
 import type { InvoiceList, InvoiceRevisionDetail, InvoiceRevisionList, ListQuery, RevisionsQuery } from './invoice-requests.schemas.js';
-import { DetailCache, ListItemCache, ListPageCache, type DetailInputs } from './invoice.detail-cache.js';
+import { DetailCache, ListItemCache, ListPageCache, ListTotalCache, type DetailInputs } from './invoice.detail-cache.js';
 import type { WriteEffects } from './invoice.effects.js';
 import { buildListItem, buildRevisionDetail, buildRevisionList, type DemoDocuments } from './invoice.read.js';
 import * as repo from './invoice.repository.js';
@@ -98,6 +98,7 @@ export class InvoiceReader {
   private readonly detailCache: DetailCache;
   private readonly listItems: ListItemCache;
   private readonly listPages: ListPageCache;
+  private readonly listTotals: ListTotalCache;
 
   constructor(private readonly deps: InvoiceReaderDeps) {
     this.demo = deps.demo;
@@ -109,6 +110,7 @@ export class InvoiceReader {
     // the detail cache (INVOICING_DETAIL_CACHE_SIZE=0).
     const pages = (deps.detailCacheSize ?? 1000) > 0 ? LIST_PAGES : 0;
     this.listPages = new ListPageCache(pages, LIST_PAGE_BYTES);
+    this.listTotals = new ListTotalCache(pages * 4);
   }
 
   async get(auth: AuthContext, publicId: string, info: RequestInfo): Promise<{ body: InvoiceDetail; etag: string }> {
@@ -206,7 +208,12 @@ export class InvoiceReader {
     const key = pageKey(auth.teamId, auth.tariff.external_share, filters);
     const hit = pages.get(key, state.version);
     if (hit !== null) return hit;
-    const body = Buffer.from(this.buildListJson(auth, filters, serialize, await this.listRows(auth.teamId, filters, state.documents)));
+    // Another page of the same filters at the same version: its exact total is known.
+    const totalKey = pageKey(auth.teamId, false, { ...filters, limit: 0, offset: 0 });
+    const total = this.listTotals.get(totalKey, state.version);
+    const page = await repo.listInvoices(this.deps.db, auth.teamId, filters, { documents: state.documents, total });
+    if (total === undefined) this.listTotals.set(totalKey, state.version, page.total);
+    const body = Buffer.from(this.buildListJson(auth, filters, serialize, page));
     pages.set(key, state.version, body);
     return body;
   }
@@ -251,8 +258,8 @@ export class InvoiceReader {
     return { envelope: { ok: true, total, limit: filters.limit, offset: filters.offset }, rows };
   }
 
-  private listRows(teamId: string, filters: ListFilters, documents?: number): Promise<{ rows: repo.InvoiceListRow[]; total: number }> {
-    return repo.listInvoices(this.deps.db, teamId, filters, documents);
+  private listRows(teamId: string, filters: ListFilters): Promise<{ rows: repo.InvoiceListRow[]; total: number }> {
+    return repo.listInvoices(this.deps.db, teamId, filters);
   }
 
   /** A page of the previous revisions, newest first, without their documents. */

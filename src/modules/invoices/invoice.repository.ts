@@ -310,18 +310,23 @@ export async function listInvoices(
   db: Executor,
   teamId: string,
   f: ListFilters,
-  /** The team's document count when the caller has just read it (listState). */
-  documents?: number,
+  /**
+   * What the caller already knows, read in this request after the list version: the team's
+   * document count (listState), or the filter's exact total kept at that same version.
+   */
+  known: { documents?: number | undefined; total?: number | undefined } = {},
 ): Promise<{ rows: InvoiceListRow[]; total: number }> {
   const plan = await searchPlan(db, teamId, f);
   // No filter: the team's document counter, kept in the creating transactions, is the count.
   const unfiltered = !f.q && !f.dateFrom && !f.dateTo && !f.updatedSince && !f.changedSince;
   const onlyDates = !f.q && !f.updatedSince && !f.changedSince && (f.dateFrom !== undefined || f.dateTo !== undefined);
-  const total = unfiltered
-    ? (documents ?? (await teamDocumentCount(db, teamId)))
-    : onlyDates
-      ? await dateRangeCount(db, teamId, f.dateFrom, f.dateTo)
-      : await countMatches(db, teamId, f, plan);
+  const total =
+    known.total ??
+    (unfiltered
+      ? (known.documents ?? (await teamDocumentCount(db, teamId)))
+      : onlyDates
+        ? await dateRangeCount(db, teamId, f.dateFrom, f.dateTo)
+        : await countMatches(db, teamId, f, plan));
   if (total === 0 || f.offset >= total) return { rows: [], total };
   const dense = plan === 'scan' || total > DENSE_MATCHES;
   const page = await filtered(db, teamId, f, { q: dense ? 'scan' : plan, collectUpdated: !dense })

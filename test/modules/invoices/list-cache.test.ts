@@ -55,6 +55,7 @@ const QUERIES = [
   'limit=200',
   'limit=3&offset=1',
   'q=lc-',
+  'q=lc-&limit=2&offset=1', // another page of the same filter: its total is kept per version too
   'date_from=2026-03-01&date_to=2026-03-31',
   'date_from=2026-02-15&date_to=2026-04-10&limit=100',
   'changed_since=2020-01-01T00:00:00Z&limit=100',
