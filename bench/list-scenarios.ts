@@ -113,6 +113,36 @@ function listScenario(name: string, query: string): Scenario {
   return scenario;
 }
 
+/**
+ * The same list request, but each one a page no node has kept: `limit` cycles over 45…55 and
+ * `offset` over 0…36 (407 distinct pages, more than the page cache's 256, visited in turn so
+ * an LRU never hits). Each page costs what the first page of that query costs (at most ~90
+ * rows walked): the uncached cost of the scenario of the same query.
+ */
+function uncachedListScenario(name: string, query: string): Scenario {
+  let n = 0;
+  const prefix = `/api/v1/invoices?${query ? `${query}&` : ''}`;
+  const scenario: Scenario = {
+    name,
+    target: 'service',
+    method: 'GET',
+    path: `${prefix}limit=45..55&offset=0..36`,
+    setup: async (ctx) => {
+      await ensureSeeded(ctx);
+      scenario.headers = { 'x-api-key': ctx.apiKey };
+    },
+    requests: () => [
+      {
+        setupRequest: (request) => {
+          const i = n++;
+          return { ...request, method: 'GET', headers: { ...request.headers, ...scenario.headers }, path: `${prefix}limit=${45 + (i % 11)}&offset=${i % 37}` };
+        },
+      },
+    ],
+  };
+  return scenario;
+}
+
 const getOne: Scenario = {
   name: 'invoice-get',
   target: 'service',
@@ -232,6 +262,10 @@ export const listScenarios: Scenario[] = [
   listScenario('list-search-1pct', `q=${encodeURIComponent(POLAR_WORD.toLowerCase())}`),
   // About one month of the four seeded years.
   listScenario('list-date-range', 'date_from=2024-03-01&date_to=2024-03-31'),
+  // The three above with the page cache defeated (a different page each request).
+  uncachedListScenario('list-first-page-uncached', ''),
+  uncachedListScenario('list-search-1pct-uncached', `q=${encodeURIComponent(POLAR_WORD.toLowerCase())}`),
+  uncachedListScenario('list-date-range-uncached', 'date_from=2024-03-01&date_to=2024-03-31'),
   getOne,
   createScenario('invoice-create', 'BENCH-POST'),
   // Starts EDO sync: the job is written in the document's transaction, and the service's

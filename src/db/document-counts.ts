@@ -5,19 +5,25 @@
  * the transaction that inserts the documents, so the count commits or rolls back with them.
  * No document is ever deleted; should that change, the delete must subtract here as well.
  *
- * PostgreSQL: a team's count is spread over COUNTER_SHARDS rows and each insert adds to a
- * random one, so concurrent creates of one team do not all wait on one row lock. SQLite has
- * one writer at a time: one row (shard 0).
+ * PostgreSQL: a team's count is spread over COUNTER_SHARDS rows and each transaction adds to
+ * the shard `txid % COUNTER_SHARDS`, so concurrent creates of one team do not all wait on one
+ * row lock. It is the shard the list triggers of the same transaction write (migration
+ * 2026-11-26T1400_list_versions): one transaction holds at most one counter row of a team, so
+ * two transactions cannot deadlock on them. SQLite has one writer at a time: one row (shard 0).
+ *
+ * The same rows carry `changes`, the team's list version (summed like `documents`), and
+ * `team_month_counts` the documents per month of `date`: both kept by those triggers.
  */
 import { sql } from 'kysely';
 import { dialectOf, type Executor } from './database.js';
+import { preparedQuery } from './prepared-query.js';
 
 export const COUNTER_SHARDS = 16;
 
 /** Adds `n` documents to the team's count; call inside the inserting transaction. */
 export async function addDocuments(db: Executor, teamId: string, n: number): Promise<void> {
   if (n === 0) return;
-  const shard = dialectOf(db) === 'postgres' ? Math.floor(Math.random() * COUNTER_SHARDS) : 0;
+  const shard = dialectOf(db) === 'postgres' ? sql<number>`mod(txid_current(), ${sql.lit(COUNTER_SHARDS)})::int` : 0;
   await db
     .insertInto('team_document_counts')
     .values({ team_id: teamId, shard, documents: n })
@@ -32,5 +38,35 @@ export async function teamDocumentCount(db: Executor, teamId: string): Promise<n
     .select((eb) => eb.fn.sum<number | string | null>('documents').as('n'))
     .where('team_id', '=', teamId)
     .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * The team's document count and list version (the sum of `changes`) in one read. Read the
+ * version BEFORE the page it validates: a write committing between the two then leaves a page
+ * newer than its version, which the next request's version no longer matches (never the reverse).
+ */
+export async function teamListState(db: Executor, teamId: string): Promise<{ documents: number; version: number }> {
+  const row = (await listStateOf(db, { teamId }))[0];
+  return { documents: Number(row?.n ?? 0), version: Number(row?.v ?? 0) };
+}
+
+// Read by every list request: compiled once (prepared-query.ts).
+const listStateOf = preparedQuery<'teamId', { n: number | string | null; v: number | string | null }>((db, p) =>
+  db
+    .selectFrom('team_document_counts')
+    .select((eb) => [eb.fn.sum<number | string | null>('documents').as('n'), eb.fn.sum<number | string | null>('changes').as('v')])
+    .where('team_id', '=', p('teamId')),
+);
+
+/** Documents of the team dated in the months `from`…`to` (`YYYY-MM`, inclusive; null: open). */
+export async function teamMonthDocuments(db: Executor, teamId: string, from: string | null, to: string | null): Promise<number> {
+  let query = db
+    .selectFrom('team_month_counts')
+    .select((eb) => eb.fn.sum<number | string | null>('documents').as('n'))
+    .where('team_id', '=', teamId);
+  if (from !== null) query = query.where('month', '>=', from);
+  if (to !== null) query = query.where('month', '<=', to);
+  const row = await query.executeTakeFirst();
   return Number(row?.n ?? 0);
 }

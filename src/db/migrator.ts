@@ -12,6 +12,7 @@ import * as edo from './migrations/2026-11-26T0100_edo.js';
 import * as linkEpoch from './migrations/2026-11-26T1000_link_epoch.js';
 import * as eventsWebhooks from './migrations/2026-11-26T1200_events_webhooks.js';
 import * as teamDocumentCounts from './migrations/2026-11-26T1300_team_document_counts.js';
+import * as listVersions from './migrations/2026-11-26T1400_list_versions.js';
 import * as catalogVersion from './migrations/2026-11-26T1410_catalog_version.js';
 
 const migrations: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26T1000_link_epoch': linkEpoch,
   '2026-11-26T1200_events_webhooks': eventsWebhooks,
   '2026-11-26T1300_team_document_counts': teamDocumentCounts,
+  '2026-11-26T1400_list_versions': listVersions,
   '2026-11-26T1410_catalog_version': catalogVersion,
 };
 

@@ -218,11 +218,22 @@ export interface Database {
   managers: ManagersTable;
   signers: SignersTable;
   team_document_counts: TeamDocumentCountsTable;
+  team_month_counts: TeamMonthCountsTable;
 }
 
 /** A share of a team's document count (src/db/document-counts.ts); the count is the sum. */
 export interface TeamDocumentCountsTable {
   team_id: string;
+  shard: number;
+  documents: number;
+  /** The team's list version, summed over shards (migration 2026-11-26T1400_list_versions). */
+  changes: Generated<number>;
+}
+
+/** Documents of a team per month of `date` (`YYYY-MM`), summed over shards. */
+export interface TeamMonthCountsTable {
+  team_id: string;
+  month: string;
   shard: number;
   documents: number;
 }

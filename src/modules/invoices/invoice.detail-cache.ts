@@ -174,3 +174,102 @@ export class ListItemCache {
     if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
   }
 }
+
+/**
+ * Whole list pages as sent (issue 12), validated by the team's list version: the sum of its
+ * change counter, which every write to the team's documents or to their share links moves in
+ * the writing transaction (database triggers, migration 2026-11-26T1400_list_versions). The
+ * key is everything the page's bytes depend on besides the rows: the team, the tariff's
+ * external-share right (items' service status), and the normalized query. The response has no
+ * per-request field. The version is read before the page (see teamListState), so an entry is
+ * never newer-versioned than its data; a request uses an entry only when the version it read
+ * equals the entry's, on this node, whatever other nodes wrote. Never timed.
+ *
+ * Bounded by entries and by bytes (a page of 50 items is ~30 KB of UTF-8, 200 items ~120 KB).
+ * Pages are kept as UTF-8 bytes: a hit is sent without encoding 30 KB of text again.
+ */
+export class ListPageCache {
+  private readonly entries = new Map<string, { version: number; body: Buffer }>();
+  private bytes = 0;
+  hits = 0;
+  misses = 0;
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxBytes: number,
+  ) {}
+
+  get enabled(): boolean {
+    return this.maxEntries > 0 && this.maxBytes > 0;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get sizeBytes(): number {
+    return this.bytes;
+  }
+
+  /** The page's UTF-8 bytes when kept at this version (sent as they are: no re-encoding per request). */
+  get(key: string, version: number): Buffer | null {
+    const entry = this.entries.get(key);
+    if (entry === undefined || entry.version !== version) {
+      this.misses++;
+      return null;
+    }
+    this.hits++;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.body;
+  }
+
+  set(key: string, version: number, body: Buffer): void {
+    const cost = costOf(key, body);
+    this.remove(key);
+    if (cost > this.maxBytes) return;
+    this.entries.set(key, { version, body });
+    this.bytes += cost;
+    while (this.entries.size > this.maxEntries || this.bytes > this.maxBytes) {
+      this.remove(this.entries.keys().next().value as string);
+    }
+  }
+
+  private remove(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
+    this.entries.delete(key);
+    this.bytes -= costOf(key, entry.body);
+  }
+}
+
+/** Memory of an entry: the key (V8, up to 2 bytes a character) and the page's bytes. */
+function costOf(key: string, body: Buffer): number {
+  return 2 * key.length + body.length;
+}
+
+/**
+ * The exact `total` of a list's filters (without `limit`/`offset`), validated like the pages by
+ * the team's list version: paging through one search or date range counts its matches once
+ * per version, not once per page. Bounded by entries (a key is at most ~300 characters).
+ */
+export class ListTotalCache {
+  private readonly entries = new Map<string, { version: number; total: number }>();
+
+  constructor(private readonly max: number) {}
+
+  get(key: string, version: number): number | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined || entry.version !== version) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.total;
+  }
+
+  set(key: string, version: number, total: number): void {
+    if (this.max <= 0) return;
+    this.entries.delete(key);
+    this.entries.set(key, { version, total });
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
+  }
+}

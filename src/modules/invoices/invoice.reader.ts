@@ -10,7 +10,7 @@ import type { EdoSync } from '../edo/index.js';
 import { portalExpiry, type LinkBases } from '../links/index.js';
 import type { AuthContext } from '../teams/index.js';
 import type { InvoiceList, InvoiceRevisionDetail, InvoiceRevisionList, ListQuery, RevisionsQuery } from './invoice-requests.schemas.js';
-import { DetailCache, ListItemCache, type DetailInputs } from './invoice.detail-cache.js';
+import { DetailCache, ListItemCache, ListPageCache, ListTotalCache, type DetailInputs } from './invoice.detail-cache.js';
 import type { WriteEffects } from './invoice.effects.js';
 import { buildListItem, buildRevisionDetail, buildRevisionList, type DemoDocuments } from './invoice.read.js';
 import * as repo from './invoice.repository.js';
@@ -57,11 +57,48 @@ export function viewContextFor(
   };
 }
 
+/** Pages the list-page cache keeps per node, and their memory bound. */
+const LIST_PAGES = 256;
+const LIST_PAGE_BYTES = 16 * 1024 * 1024;
+
+type ListFilters = repo.ListFilters;
+
+/** The query's checks and its normalized filters (what the page depends on besides the rows). */
+function listFilters(query: ListQuery): ListFilters {
+  // The date-time format admits instants Date cannot hold (a leap second :60).
+  if (query.updated_since !== undefined && Number.isNaN(Date.parse(query.updated_since))) {
+    throw new ApiError('invalid_query', { details: 'updated_since is not a valid instant' });
+  }
+  if (query.changed_since !== undefined && Number.isNaN(Date.parse(query.changed_since))) {
+    throw new ApiError('invalid_query', { details: 'changed_since is not a valid instant' });
+  }
+  if (query.date_from && query.date_to && query.date_from > query.date_to) {
+    throw new ApiError('invalid_query', { details: 'date_from is after date_to' });
+  }
+  const q = query.q?.trim();
+  return {
+    q: q === '' ? undefined : q,
+    dateFrom: query.date_from,
+    dateTo: query.date_to,
+    updatedSince: query.updated_since ? new Date(query.updated_since).toISOString() : undefined,
+    changedSince: query.changed_since ? new Date(query.changed_since).toISOString() : undefined,
+    limit: query.limit ?? 50,
+    offset: query.offset ?? 0,
+  };
+}
+
+/** Everything a page's bytes depend on besides the team's rows. */
+function pageKey(teamId: string, externalShare: boolean, f: ListFilters): string {
+  return JSON.stringify([teamId, externalShare, f.q ?? null, f.dateFrom ?? null, f.dateTo ?? null, f.updatedSince ?? null, f.changedSince ?? null, f.limit, f.offset]);
+}
+
 export class InvoiceReader {
   private readonly demo: DemoDocuments;
   private readonly effects: Pick<WriteEffects, 'edoState'>;
   private readonly detailCache: DetailCache;
   private readonly listItems: ListItemCache;
+  private readonly listPages: ListPageCache;
+  private readonly listTotals: ListTotalCache;
 
   constructor(private readonly deps: InvoiceReaderDeps) {
     this.demo = deps.demo;
@@ -69,6 +106,11 @@ export class InvoiceReader {
     this.detailCache = new DetailCache(deps.detailCacheSize ?? 1000);
     // List items are small and many per page: ten per detail entry.
     this.listItems = new ListItemCache((deps.detailCacheSize ?? 1000) * 10);
+    // Whole pages (validated by the team's list version): 256 pages, at most 16 MB; off with
+    // the detail cache (INVOICING_DETAIL_CACHE_SIZE=0).
+    const pages = (deps.detailCacheSize ?? 1000) > 0 ? LIST_PAGES : 0;
+    this.listPages = new ListPageCache(pages, LIST_PAGE_BYTES);
+    this.listTotals = new ListTotalCache(pages * 4);
   }
 
   async get(auth: AuthContext, publicId: string, info: RequestInfo): Promise<{ body: InvoiceDetail; etag: string }> {
@@ -82,8 +124,16 @@ export class InvoiceReader {
   }
 
   /** The detail cache's counters (hits, misses, documents kept). */
-  detailCacheStats(): { hits: number; misses: number; size: number; listItemHits: number } {
-    return { hits: this.detailCache.hits, misses: this.detailCache.misses, size: this.detailCache.size, listItemHits: this.listItems.hits };
+  detailCacheStats(): { hits: number; misses: number; size: number; listItemHits: number; listPageHits: number; listPages: number; listPageBytes: number } {
+    return {
+      hits: this.detailCache.hits,
+      misses: this.detailCache.misses,
+      size: this.detailCache.size,
+      listItemHits: this.listItems.hits,
+      listPageHits: this.listPages.hits,
+      listPages: this.listPages.size,
+      listPageBytes: this.listPages.sizeBytes,
+    };
   }
 
   /**
@@ -138,24 +188,50 @@ export class InvoiceReader {
   }
 
   /**
-   * The list as JSON text: the same bytes as `serialize.list(list(...))`, with each item's text
-   * reused from the list-item cache while the columns read for it are unchanged.
+   * The list as JSON (text, or its UTF-8 bytes): the same bytes as `serialize.list(list(...))`. A live caller's page
+   * is taken whole from the page cache when the team's list version (read first, in this
+   * request) is the one it was built at; otherwise it is built with each item's text reused
+   * from the list-item cache while the columns read for it are unchanged.
    */
   async listJson(
     auth: AuthContext,
     query: ListQuery,
     info: RequestInfo,
     serialize: ListSerializers,
-  ): Promise<string> {
-    const page = await this.listPage(auth, query, info);
-    if ('items' in page) return serialize.list(page);
+  ): Promise<string | Buffer> {
+    const filters = listFilters(query);
+    if (auth.mode !== 'live') return serialize.list(this.demo.list(auth, info, this.deps.clock.now(), filters));
+    const pages = this.listPages;
+    if (!pages.enabled) return this.buildListJson(auth, filters, serialize, await this.listRows(auth.teamId, filters));
+    // The version BEFORE the page: a page is never kept under a version older than its data.
+    const state = await repo.listState(this.deps.db, auth.teamId);
+    const key = pageKey(auth.teamId, auth.tariff.external_share, filters);
+    const hit = pages.get(key, state.version);
+    if (hit !== null) return hit;
+    // Another page of the same filters at the same version: its exact total is known.
+    const totalKey = pageKey(auth.teamId, false, { ...filters, limit: 0, offset: 0 });
+    const total = this.listTotals.get(totalKey, state.version);
+    const page = await repo.listInvoices(this.deps.db, auth.teamId, filters, { documents: state.documents, total });
+    if (total === undefined) this.listTotals.set(totalKey, state.version, page.total);
+    const body = Buffer.from(this.buildListJson(auth, filters, serialize, page));
+    pages.set(key, state.version, body);
+    return body;
+  }
+
+  private buildListJson(
+    auth: AuthContext,
+    filters: ListFilters,
+    serialize: ListSerializers,
+    page: { rows: repo.InvoiceListRow[]; total: number },
+  ): string {
+    const envelopeOf = { ok: true as const, total: page.total, limit: filters.limit, offset: filters.offset };
     const build = (r: repo.InvoiceListRow) => buildListItem(r, this.deps.bases, auth.tariff);
     const cache = this.listItems;
-    const envelope = serialize.list({ ...page.envelope, items: [] });
+    const envelope = serialize.list({ ...envelopeOf, items: [] });
     const slot = '"items":[]';
     const at = envelope.indexOf(slot);
     if (!cache.enabled || at < 0 || envelope.indexOf(slot, at + 1) >= 0) {
-      return serialize.list({ ...page.envelope, items: page.rows.map(build) });
+      return serialize.list({ ...envelopeOf, items: page.rows.map(build) });
     }
     const teamId = auth.mode === 'live' ? auth.teamId : '';
     const external = auth.tariff.external_share;
@@ -176,30 +252,14 @@ export class InvoiceReader {
     query: ListQuery,
     info: RequestInfo,
   ): Promise<InvoiceList | { envelope: Omit<InvoiceList, 'items'>; rows: repo.InvoiceListRow[] }> {
-    const limit = query.limit ?? 50;
-    const offset = query.offset ?? 0;
-    // The date-time format admits instants Date cannot hold (a leap second :60).
-    if (query.updated_since !== undefined && Number.isNaN(Date.parse(query.updated_since))) {
-      throw new ApiError('invalid_query', { details: 'updated_since is not a valid instant' });
-    }
-    if (query.changed_since !== undefined && Number.isNaN(Date.parse(query.changed_since))) {
-      throw new ApiError('invalid_query', { details: 'changed_since is not a valid instant' });
-    }
-    if (query.date_from && query.date_to && query.date_from > query.date_to) {
-      throw new ApiError('invalid_query', { details: 'date_from is after date_to' });
-    }
-    if (auth.mode === 'demo') return this.demo.list(auth, info, this.deps.clock.now(), { limit, offset });
-    const q = query.q?.trim();
-    const { rows, total } = await repo.listInvoices(this.deps.db, auth.teamId, {
-      q: q === '' ? undefined : q,
-      dateFrom: query.date_from,
-      dateTo: query.date_to,
-      updatedSince: query.updated_since ? new Date(query.updated_since).toISOString() : undefined,
-      changedSince: query.changed_since ? new Date(query.changed_since).toISOString() : undefined,
-      limit,
-      offset,
-    });
-    return { envelope: { ok: true, total, limit, offset }, rows };
+    const filters = listFilters(query);
+    if (auth.mode === 'demo') return this.demo.list(auth, info, this.deps.clock.now(), filters);
+    const { rows, total } = await this.listRows(auth.teamId, filters);
+    return { envelope: { ok: true, total, limit: filters.limit, offset: filters.offset }, rows };
+  }
+
+  private listRows(teamId: string, filters: ListFilters): Promise<{ rows: repo.InvoiceListRow[]; total: number }> {
+    return repo.listInvoices(this.deps.db, teamId, filters);
   }
 
   /** A page of the previous revisions, newest first, without their documents. */

@@ -1,7 +1,7 @@
 /** SQL of the documents module. Every function takes the executor first and the team. */
 import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import { addDocuments, teamDocumentCount } from '../../db/document-counts.js';
+import { addDocuments, teamDocumentCount, teamListState, teamMonthDocuments } from '../../db/document-counts.js';
 import { modifiedSince, teamScope } from '../../db/list-plans.js';
 import { insertRows, preparedQuery, preparedStatement } from '../../db/prepared-query.js';
 import { invoiceSearchMatches, probeTrigramTable, usesTrigramTable, type SearchPlan } from '../../db/text-search.js';
@@ -279,6 +279,61 @@ function filtered(db: Executor, teamId: string, f: ListFilters, access: Access) 
   return query;
 }
 
+async function countMatches(db: Executor, teamId: string, f: ListFilters, plan: SearchPlan): Promise<number> {
+  const row = await filtered(db, teamId, f, { q: plan, collectUpdated: false })
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+const ISO_DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+function shiftMonth(month: string, by: 1 | -1): string {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  const next = new Date(Date.UTC(y, m - 1 + by, 1));
+  return `${String(next.getUTCFullYear()).padStart(4, '0')}-${String(next.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
+function lastDayOf(month: string): string {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  return `${month}-${String(new Date(Date.UTC(y, m, 0)).getUTCDate()).padStart(2, '0')}`;
+}
+
+/**
+ * The exact number of the team's documents dated `from`…`to` (inclusive, either open): the
+ * whole months in between from the per-month counters (team_month_counts, kept by triggers in
+ * the writing transactions), the partial first and last months counted on the list index.
+ * Stored dates are calendar dates `YYYY-MM-DD` (validated on write), so a month's counter is
+ * exactly the rows between its first and last day. Cost: one indexed sum over ≤ 16 rows per
+ * month of the range plus at most two months of index entries, whatever the volume.
+ */
+async function dateRangeCount(db: Executor, teamId: string, from: string | undefined, to: string | undefined): Promise<number> {
+  if ((from !== undefined && !ISO_DAY.test(from)) || (to !== undefined && !ISO_DAY.test(to))) {
+    return countMatches(db, teamId, { dateFrom: from, dateTo: to, limit: 0, offset: 0 }, 'index');
+  }
+  const fromMonth = from?.slice(0, 7);
+  const toMonth = to?.slice(0, 7);
+  // The whole months inside the range (null: open).
+  const first = from === undefined || fromMonth === undefined ? null : from.endsWith('-01') ? fromMonth : shiftMonth(fromMonth, 1);
+  const last = to === undefined || toMonth === undefined ? null : to === lastDayOf(toMonth) ? toMonth : shiftMonth(toMonth, -1);
+  if (first !== null && last !== null && first > last) {
+    return countMatches(db, teamId, { dateFrom: from, dateTo: to, limit: 0, offset: 0 }, 'index');
+  }
+  let n = await teamMonthDocuments(db, teamId, first, last);
+  if (from !== undefined && fromMonth !== undefined && first !== fromMonth) {
+    n += await countMatches(db, teamId, { dateFrom: from, dateTo: lastDayOf(fromMonth), limit: 0, offset: 0 }, 'index');
+  }
+  if (to !== undefined && toMonth !== undefined && last !== toMonth) {
+    n += await countMatches(db, teamId, { dateFrom: `${toMonth}-01`, dateTo: to, limit: 0, offset: 0 }, 'index');
+  }
+  return n;
+}
+
+/** The team's document count and list version (src/db/document-counts.ts), in one read. */
+export async function listState(db: Executor, teamId: string): Promise<{ documents: number; version: number }> {
+  return teamListState(db, teamId);
+}
+
 /**
  * One page in the list order (date desc, creation desc, then public_id for a stable order)
  * and the count of all matches. The page's buyer share tokens are read afterwards for its
@@ -288,19 +343,23 @@ export async function listInvoices(
   db: Executor,
   teamId: string,
   f: ListFilters,
+  /**
+   * What the caller already knows, read in this request after the list version: the team's
+   * document count (listState), or the filter's exact total kept at that same version.
+   */
+  known: { documents?: number | undefined; total?: number | undefined } = {},
 ): Promise<{ rows: InvoiceListRow[]; total: number }> {
   const plan = await searchPlan(db, teamId, f);
   // No filter: the team's document counter, kept in the creating transactions, is the count.
-  const unfiltered = !f.q && !f.dateFrom && !f.dateTo && !f.updatedSince;
-  const total = unfiltered
-    ? await teamDocumentCount(db, teamId)
-    : Number(
-        (
-          await filtered(db, teamId, f, { q: plan, collectUpdated: false })
-            .select((eb) => eb.fn.countAll<number | string>().as('n'))
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
+  const unfiltered = !f.q && !f.dateFrom && !f.dateTo && !f.updatedSince && !f.changedSince;
+  const onlyDates = !f.q && !f.updatedSince && !f.changedSince && (f.dateFrom !== undefined || f.dateTo !== undefined);
+  const total =
+    known.total ??
+    (unfiltered
+      ? (known.documents ?? (await teamDocumentCount(db, teamId)))
+      : onlyDates
+        ? await dateRangeCount(db, teamId, f.dateFrom, f.dateTo)
+        : await countMatches(db, teamId, f, plan));
   if (total === 0 || f.offset >= total) return { rows: [], total };
   const dense = plan === 'scan' || total > DENSE_MATCHES;
   const page = await filtered(db, teamId, f, { q: dense ? 'scan' : plan, collectUpdated: !dense })

@@ -192,7 +192,8 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
       },
     },
     async (request, reply) => {
-      // Serialized by the route's serializers; items are reused per document (issue 12).
+      // Serialized by the route's serializers; items are reused per document, whole pages are
+      // kept as UTF-8 bytes per team list version (issue 12).
       const json = await invoices.listJson(requireAuth(request), request.query, requestInfo(request), {
         list: (body) => String(reply.serialize(body)),
         item: (item) => String(reply.serializeInput(item, InvoiceListItem)),

@@ -175,7 +175,7 @@ export class InvoiceService {
     return this.reader.getJson(auth, publicId, info, serialize);
   }
 
-  detailCacheStats(): { hits: number; misses: number; size: number; listItemHits: number } {
+  detailCacheStats(): ReturnType<InvoiceReader['detailCacheStats']> {
     return this.reader.detailCacheStats();
   }
 
@@ -183,7 +183,7 @@ export class InvoiceService {
     return this.reader.list(auth, query, info);
   }
 
-  listJson(auth: AuthContext, query: ListQuery, info: RequestInfo, serialize: ListSerializers): Promise<string> {
+  listJson(auth: AuthContext, query: ListQuery, info: RequestInfo, serialize: ListSerializers): Promise<string | Buffer> {
     return this.reader.listJson(auth, query, info, serialize);
   }
 

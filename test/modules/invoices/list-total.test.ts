@@ -81,3 +81,55 @@ describe('the unfiltered total from the document counter', () => {
     expect(await listTotal(ACME, '&date_from=2026-03-02&date_to=2026-03-02')).toBe(await rows('acme'));
   });
 });
+
+describe('date-range totals from the per-month counters', () => {
+  /** The exact count, straight from the rows. */
+  async function inRange(from: string | null, to: string | null): Promise<number> {
+    let q = t.db.db.selectFrom('invoices').select((eb) => eb.fn.countAll<number | string>().as('n')).where('team_id', '=', 'acme');
+    if (from !== null) q = q.where('date', '>=', from);
+    if (to !== null) q = q.where('date', '<=', to);
+    return Number((await q.executeTakeFirstOrThrow()).n);
+  }
+
+  const RANGES: Array<[string | null, string | null]> = [
+    ['2025-12-01', '2026-03-31'], // whole months only
+    ['2026-01-31', '2026-03-01'], // partial first and last month
+    ['2026-02-01', '2026-02-28'], // one whole month
+    ['2026-02-10', '2026-02-20'], // inside one month
+    ['2024-02-29', '2024-02-29'], // a leap day
+    ['2026-01-15', null],
+    [null, '2026-02-14'],
+    [null, '2026-02-28'],
+    ['2026-03-01', null],
+  ];
+
+  async function expectExact(): Promise<void> {
+    for (const [from, to] of RANGES) {
+      const query = `${from ? `&date_from=${from}` : ''}${to ? `&date_to=${to}` : ''}`;
+      expect([from, to, await listTotal(ACME, query)]).toEqual([from, to, await inRange(from, to)]);
+    }
+  }
+
+  it('stay exact across creates, a date moved to another month, and month edges', async () => {
+    const dates = ['2024-02-29', '2025-12-31', '2026-01-01', '2026-01-31', '2026-02-01', '2026-02-14', '2026-02-28', '2026-03-01', '2026-03-31'];
+    const ids: string[] = [];
+    for (const date of dates) ids.push((await createOk(t, simpleDoc(`M-${date}`, { date }))).public_id);
+    await expectExact();
+    // Moved across months, and within one.
+    expect((await put(t, ids[1] as string, { invoice: simpleDoc('M-moved', { date: '2026-02-15' }) })).statusCode).toBe(200);
+    expect((await put(t, ids[5] as string, { invoice: simpleDoc('M-same', { date: '2026-02-02' }) })).statusCode).toBe(200);
+    await expectExact();
+    const counters = await t.db.db
+      .selectFrom('team_month_counts')
+      .select(['month', (eb) => eb.fn.sum<number | string>('documents').as('n')])
+      .where('team_id', '=', 'acme')
+      .groupBy('month')
+      .execute();
+    for (const c of counters) expect([c.month, Number(c.n)]).toEqual([c.month, await inRange(`${c.month}-01`, `${c.month}-31`)]);
+  });
+
+  it('changed_since counts its matches, not the whole team', async () => {
+    const future = '2099-01-01T00:00:00Z';
+    expect(await listTotal(ACME, `&changed_since=${future}`)).toBe(0);
+  });
+});
