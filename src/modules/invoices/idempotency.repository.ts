@@ -4,18 +4,49 @@
  * write is fenced by that claim time, so a request whose claim lapsed changes nothing.
  */
 import type { Executor } from '../../db/database.js';
+import { insertRows, preparedStatement } from '../../db/prepared-query.js';
 import type { Selectable } from 'kysely';
 import type { IdempotencyKeysTable } from '../../db/types.js';
 
+// The statements of every keyed create, compiled once (src/db/prepared-query.ts).
+const deleteExpired = preparedStatement<'teamId' | 'now', never>((db, p) =>
+  db.deleteFrom('idempotency_keys').where('team_id', '=', p('teamId')).where('expires_at', '<', p('now')),
+);
+const recordCommittedStatement = preparedStatement<'teamId' | 'key' | 'claimedAt' | 'body' | 'status', never>((db, p) =>
+  db
+    .updateTable('idempotency_keys')
+    .set({ state: 'done', response_status: p('status'), response_body: p('body') })
+    .where('team_id', '=', p('teamId'))
+    .where('idem_key', '=', p('key'))
+    .where('state', '=', 'pending')
+    .where('created_at', '=', p('claimedAt')),
+);
+const releaseClaimStatement = preparedStatement<'teamId' | 'key' | 'claimedAt', never>((db, p) =>
+  db
+    .deleteFrom('idempotency_keys')
+    .where('team_id', '=', p('teamId'))
+    .where('idem_key', '=', p('key'))
+    .where('state', '=', 'pending')
+    .where('created_at', '=', p('claimedAt')),
+);
+const recordFinalStatement = preparedStatement<'teamId' | 'key' | 'claimedAt' | 'body' | 'status', never>((db, p) =>
+  db
+    .updateTable('idempotency_keys')
+    .set({ response_status: p('status'), response_body: p('body') })
+    .where('team_id', '=', p('teamId'))
+    .where('idem_key', '=', p('key'))
+    .where('state', '=', 'done')
+    .where('created_at', '=', p('claimedAt')),
+);
+
 export async function deleteExpiredKeys(db: Executor, teamId: string, now: string): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('team_id', '=', teamId).where('expires_at', '<', now).execute();
+  await deleteExpired(db, { teamId, now });
 }
 
 /** Throws a unique violation when the key exists. */
 export async function insertClaim(db: Executor, teamId: string, key: string, hash: string, claimedAt: string, expiresAt: string): Promise<void> {
-  await db
-    .insertInto('idempotency_keys')
-    .values({
+  await insertRows(db, 'idempotency_keys', [
+    {
       team_id: teamId,
       idem_key: key,
       request_hash: hash,
@@ -24,8 +55,8 @@ export async function insertClaim(db: Executor, teamId: string, key: string, has
       response_body: null,
       created_at: claimedAt,
       expires_at: expiresAt,
-    })
-    .execute();
+    },
+  ]);
 }
 
 export async function findKey(db: Executor, teamId: string, key: string): Promise<Selectable<IdempotencyKeysTable> | undefined> {
@@ -51,38 +82,28 @@ export async function takeOverLapsedClaim(
   return Number(taken.numUpdatedRows) === 1;
 }
 
-/** Inside the write's transaction: the response as committed. False when the claim is no longer ours. */
-export async function recordCommitted(db: Executor, teamId: string, key: string, claimedAt: string, body: string): Promise<boolean> {
-  const recorded = await db
-    .updateTable('idempotency_keys')
-    .set({ state: 'done', response_status: null, response_body: body })
-    .where('team_id', '=', teamId)
-    .where('idem_key', '=', key)
-    .where('state', '=', 'pending')
-    .where('created_at', '=', claimedAt)
-    .executeTakeFirst();
-  return Number(recorded.numUpdatedRows) === 1;
+/**
+ * Inside the write's transaction: the response as committed, with its status when it is already
+ * final (null while an e-mail attempt follows). False when the claim is no longer ours.
+ */
+export async function recordCommitted(
+  db: Executor,
+  teamId: string,
+  key: string,
+  claimedAt: string,
+  body: string,
+  status: number | null = null,
+): Promise<boolean> {
+  const recorded = await recordCommittedStatement(db, { teamId, key, claimedAt, body, status });
+  return Number(recorded.numAffectedRows ?? 0) === 1;
 }
 
 /** Nothing was stored: the key is released (if still ours) so a corrected retry can run. */
 export async function releaseClaim(db: Executor, teamId: string, key: string, claimedAt: string): Promise<void> {
-  await db
-    .deleteFrom('idempotency_keys')
-    .where('team_id', '=', teamId)
-    .where('idem_key', '=', key)
-    .where('state', '=', 'pending')
-    .where('created_at', '=', claimedAt)
-    .execute();
+  await releaseClaimStatement(db, { teamId, key, claimedAt });
 }
 
 /** The final answer (after the delivery attempt) replaces the committed one. */
 export async function recordFinal(db: Executor, teamId: string, key: string, claimedAt: string, status: number, body: string): Promise<void> {
-  await db
-    .updateTable('idempotency_keys')
-    .set({ response_status: status, response_body: body })
-    .where('team_id', '=', teamId)
-    .where('idem_key', '=', key)
-    .where('state', '=', 'done')
-    .where('created_at', '=', claimedAt)
-    .execute();
+  await recordFinalStatement(db, { teamId, key, claimedAt, body, status });
 }

@@ -10,9 +10,11 @@
  * records and releases only its own claim, so a slow first request that lost its claim rolls
  * back instead of creating a second document.
  *
- * The record written with the document is `done` without a `response_status`: the document is
- * stored but the request is still making its bounded e-mail attempt, so its answer is not known
- * yet. A retry then is told to wait (409 `idempotency_request_in_progress`, Retry-After 1) and,
+ * When the write asks for no e-mail, its answer is known at commit: the record written with the
+ * document is `done` with its `response_status`, and that is all (one write less per create).
+ * Otherwise the record written with the document is `done` without a `response_status`: the
+ * document is stored but the request is still making its bounded e-mail attempt, so its answer
+ * is not known yet. A retry then is told to wait (409 `idempotency_request_in_progress`, Retry-After 1) and,
  * once the first request records its final answer, replays exactly that. If the first request
  * died in between, after `deliveryLeaseMs` (when the outbox worker takes its e-mails over) a retry
  * gets the answer as committed, its status following its notifications.
@@ -59,23 +61,29 @@ export class IdempotencyStore {
     teamId: string,
     key: string,
     hash: string,
-    work: (onCommit: (trx: Transaction<Database>, outcome: WriteOutcome) => Promise<void>) => Promise<WriteOutcome>,
+    work: (onCommit: (trx: Transaction<Database>, outcome: WriteOutcome, final: boolean) => Promise<void>) => Promise<WriteOutcome>,
   ): Promise<WriteOutcome> {
     const now = this.clock.now();
     const claimedAt = now.toISOString();
     const existing = await this.claim(teamId, key, hash, now);
     if (existing) return existing;
     let outcome: WriteOutcome;
+    /** The answer recorded as final with the document (no e-mail attempt after the commit). */
+    let recordedFinal: WriteOutcome | null = null;
     try {
-      outcome = await work(async (trx, outcome) => {
+      outcome = await work(async (trx, outcome, final) => {
+        const status = final ? outcome.status : null;
         // The claim lapsed and a retry took it over: roll this document back, the retry stands.
-        if (!(await repo.recordCommitted(trx, teamId, key, claimedAt, JSON.stringify(outcome.body)))) throw inProgress();
+        if (!(await repo.recordCommitted(trx, teamId, key, claimedAt, JSON.stringify(outcome.body), status))) throw inProgress();
+        recordedFinal = final ? outcome : null;
       });
     } catch (err) {
       // Nothing was stored: release the key (if still ours) so a corrected retry can run.
       await this.commits.run((trx) => repo.releaseClaim(trx, teamId, key, claimedAt));
       throw err;
     }
+    // Recorded final with the document: nothing more to write.
+    if (outcome === recordedFinal) return outcome;
     // The transaction recorded the response as committed (e-mails not yet attempted, no status);
     // the final one, after the bounded delivery attempt, replaces it so replays match the first answer.
     await this.commits.run((trx) => repo.recordFinal(trx, teamId, key, claimedAt, outcome.status, JSON.stringify(outcome.body)));

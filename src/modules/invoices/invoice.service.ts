@@ -259,6 +259,8 @@ export class InvoiceService {
     } as InvoiceRow;
     const links = newShareLinks(auth.teamId, publicId, invoice.api_recipients, now);
     let queued: QueuedEffects = { pending: null, edo: null };
+    /** The answer recorded with the document (Idempotency-Key), when nothing happens after the commit. */
+    let final: WriteOutcome | null = null;
     try {
       await this.commits.run(async (trx) => {
         await repo.insertInvoice(trx, row);
@@ -269,12 +271,20 @@ export class InvoiceService {
         await recordRestriction(trx, null, row, now);
         if (onCommit) {
           const report = this.effects.undelivered(row, queued.pending);
-          await onCommit(trx, this.outcome(auth, row, links, info, report, await this.effects.edoState(trx, row, queued), { totals: prepared.totals }));
+          const committed = this.outcome(auth, row, links, info, report, await this.effects.edoState(trx, row, queued), { totals: prepared.totals });
+          // No e-mail to attempt: the answer is already final, recorded as such and returned as is
+          // (built once; the replay is byte for byte this answer).
+          final = queued.pending === null ? committed : null;
+          await onCommit(trx, committed, final !== null);
         }
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw conflict(publicId);
       throw err;
+    }
+    if (final !== null) {
+      if (queued.edo?.jobId) this.deps.edo.notifyQueued();
+      return final;
     }
     const { report, edo } = await this.effects.afterCommit(this.deps.db, row, queued);
     return this.outcome(auth, row, links, info, report, edo, { totals: prepared.totals });
@@ -403,6 +413,9 @@ export class InvoiceService {
   }
 }
 
-/** Work done inside the document's transaction (the idempotency record). */
-export type OnCommit = (trx: Transaction<Database>, outcome: WriteOutcome) => Promise<void>;
+/**
+ * Work done inside the document's transaction (the idempotency record). `final`: the answer is
+ * already the one the request returns (no e-mail attempt follows the commit).
+ */
+export type OnCommit = (trx: Transaction<Database>, outcome: WriteOutcome, final: boolean) => Promise<void>;
 

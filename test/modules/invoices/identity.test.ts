@@ -89,6 +89,24 @@ describe('document identity: public_id and Idempotency-Key', () => {
       expect(await countRows(t, 'invoices')).toBe(before + 1);
     });
 
+    it('records the final answer with the document when no e-mail follows: the replay is the same bytes', async () => {
+      const body = { invoice: simpleDoc('idem-final') };
+      const first = await post(t, body, { 'idempotency-key': 'key-final' });
+      expect(first.statusCode).toBe(200);
+      const row = await t.db.db
+        .selectFrom('idempotency_keys')
+        .selectAll()
+        .where('team_id', '=', 'acme')
+        .where('idem_key', '=', 'key-final')
+        .executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ state: 'done', response_status: 200 });
+      expect(JSON.parse(row.response_body ?? 'null')).toEqual(first.json());
+      const replay = await post(t, body, { 'idempotency-key': 'key-final' });
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.payload).toBe(first.payload);
+      expect(replay.headers.etag).toBe(first.headers.etag);
+    });
+
     it('refuses the same key with another body: 409 idempotency_key_reused', async () => {
       await createOk(t, { invoice: simpleDoc('idem-2') }, { 'idempotency-key': 'key-other-body' });
       const before = await countRows(t, 'invoices');
@@ -200,7 +218,7 @@ describe('document identity: public_id and Idempotency-Key', () => {
         // Meanwhile the lease lapsed and a retry took the claim over.
         await t.db.db.updateTable('idempotency_keys').set({ created_at: takenOverAt }).where('team_id', '=', 'acme').where('idem_key', '=', 'key-slow').execute();
         const outcome = { status: 200 as const, body: {} as never, etag: '', replayed: false };
-        await t.db.db.transaction().execute(async (trx) => onCommit(trx, outcome));
+        await t.db.db.transaction().execute(async (trx) => onCommit(trx, outcome, true));
         return outcome;
       });
       await expect(work).rejects.toMatchObject({ body: { error: 'idempotency_request_in_progress' } });
