@@ -9,11 +9,13 @@
  *   const rows = await byId(db, { teamId, publicId });
  *
  * The SQL text is identical on every call, so SQLite's statement cache (statement-cache.ts)
- * reuses its prepared statement too. Only for queries whose shape does not depend on the
+ * reuses its prepared statement too; on PostgreSQL the text runs as a named prepared statement
+ * outside transactions (pg-statements.ts). Only for queries whose shape does not depend on the
  * values (no `in` lists of varying length, no optional conditions).
  */
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import { dialectOf, type Executor, type SqlDialect } from './database.js';
+import { nameStatement } from './pg-statements.js';
 import type { Database } from './types.js';
 
 const MARK = '\u0000param:';
@@ -32,6 +34,8 @@ export function preparedQuery<P extends string, R>(
       );
       plan = { sql: query.sql, slots };
       compiled.set(dialect, plan);
+      // PostgreSQL: parsed and planned once per connection, not per call (pg-statements.ts).
+      if (dialect === 'postgres') nameStatement(plan.sql);
     }
     const parameters = plan.slots.map((s) => ('name' in s ? values[s.name] : s.value));
     const result = await db.executeQuery<R>(CompiledQuery.raw(plan.sql, parameters) as CompiledQuery<R>);
