@@ -9,8 +9,9 @@
  * random one, so concurrent creates of one team do not all wait on one row lock. SQLite has
  * one writer at a time: one row (shard 0).
  */
-import { sql } from 'kysely';
+import { sql, type QueryCreator } from 'kysely';
 import { dialectOf, type Executor } from './database.js';
+import type { Database } from './types.js';
 
 export const COUNTER_SHARDS = 16;
 
@@ -23,6 +24,18 @@ export async function addDocuments(db: Executor, teamId: string, n: number): Pro
     .values({ team_id: teamId, shard, documents: n })
     .onConflict((oc) => oc.columns(['team_id', 'shard']).doUpdateSet({ documents: sql<number>`team_document_counts.documents + ${n}` }))
     .execute();
+}
+
+/**
+ * PostgreSQL: `addDocuments` as a query not yet run (a random shard), for the caller to make
+ * part of the statement that inserts the documents.
+ */
+export function pgAddDocumentsQuery(qc: QueryCreator<Database>, teamId: string, n: number) {
+  const shard = Math.floor(Math.random() * COUNTER_SHARDS);
+  return qc
+    .insertInto('team_document_counts')
+    .values({ team_id: teamId, shard, documents: n })
+    .onConflict((oc) => oc.columns(['team_id', 'shard']).doUpdateSet({ documents: sql<number>`team_document_counts.documents + ${n}` }));
 }
 
 /** The team's number of documents (0 for a team that has none). */

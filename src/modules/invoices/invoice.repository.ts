@@ -1,11 +1,13 @@
 /** SQL of the documents module. Every function takes the executor first and the team. */
-import { sql, type Insertable } from 'kysely';
+import { sql, type Compilable, type Insertable, type QueryCreator } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import { addDocuments, teamDocumentCount } from '../../db/document-counts.js';
+import { addDocuments, pgAddDocumentsQuery, teamDocumentCount } from '../../db/document-counts.js';
+import { pgDocumentEventsInsert, type DocumentEventInput } from '../events/index.js';
 import { modifiedSince, teamScope } from '../../db/list-plans.js';
 import { preparedQuery } from '../../db/prepared-query.js';
 import { invoiceSearchMatches, probeTrigramTable, usesTrigramTable, type SearchPlan } from '../../db/text-search.js';
 import type {
+  Database,
   InvoiceItemsTable,
   InvoiceRevisionRow,
   InvoiceRow,
@@ -47,6 +49,37 @@ export async function insertInvoices(db: Executor, rows: Array<Insertable<Invoic
   const perTeam = new Map<string, number>();
   for (const row of rows) perTeam.set(row.team_id, (perTeam.get(row.team_id) ?? 0) + 1);
   for (const [teamId, n] of perTeam) await addDocuments(db, teamId, n);
+}
+
+/** A new document's rows: the invoice, its items and share links, and the events of its creation. */
+export interface NewDocumentRows {
+  row: Insertable<InvoicesTable>;
+  items: Array<Insertable<InvoiceItemsTable>>;
+  links: Array<Insertable<ShareLinksTable>>;
+  events: DocumentEventInput[];
+}
+
+/**
+ * PostgreSQL: a new document in ONE statement, i.e. one round trip: the invoice, its items, its
+ * share links, its team's document count (`addDocuments`) and its events, as a data-modifying
+ * CTE. What `insertInvoice`, `insertItems`, `insertShareLinks` and `recordEvent` write one
+ * statement each. A statement is atomic on its own: outside a transaction it commits alone (no
+ * BEGIN/COMMIT round trips); inside one, it is one statement of it. The items' and links'
+ * foreign keys are checked at the end of the statement, when the invoice row is there; a taken
+ * `public_id` fails the whole statement with a unique violation, nothing written.
+ */
+export async function insertNewDocumentPg(db: Executor, doc: NewDocumentRows): Promise<void> {
+  const teamId = doc.row.team_id;
+  // Each CTE adds a name the statement never reads back, so the builder keeps the plain type.
+  const cte = (q: QueryCreator<Database>, name: string, part: (qc: QueryCreator<Database>) => Compilable<unknown>) =>
+    q.with(name, part as never) as unknown as QueryCreator<Database>;
+  let q: QueryCreator<Database> = db;
+  q = cte(q, 'new_invoice', (qc) => qc.insertInto('invoices').values(doc.row));
+  q = cte(q, 'counted', (qc) => pgAddDocumentsQuery(qc, teamId, 1));
+  // Within PostgreSQL's 65,535 parameters: 1,000 items (the spec's maximum) take 12,000.
+  if (doc.items.length > 0) q = cte(q, 'new_items', (qc) => qc.insertInto('invoice_items').values(doc.items));
+  if (doc.links.length > 0) q = cte(q, 'new_links', (qc) => qc.insertInto('share_links').values(doc.links));
+  await pgDocumentEventsInsert(q, doc.events).execute();
 }
 
 /** Optimistic update: applies only when the stored revision is still `expectedRevision`. */
