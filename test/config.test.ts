@@ -79,6 +79,7 @@ describe('loadConfig overrides', () => {
         LOG_LEVEL: 'warn',
         INVOICING_DATA_DIR: '/var/lib/invoicing',
         INVOICING_PG_POOL_SIZE: '4',
+        INVOICING_PG_NAMED_STATEMENTS: 'false',
         INVOICING_IN_PROCESS_WORKER: 'false',
         INVOICING_REQUEST_TIMEOUT_MS: '20000',
         INVOICING_KEEP_ALIVE_TIMEOUT_MS: '4000',
@@ -100,7 +101,7 @@ describe('loadConfig overrides', () => {
     expect(c).toEqual({
       port: 3000,
       host: '0.0.0.0',
-      database: { kind: 'postgres', url: 'postgres://app:pw@db.internal:5432/invoicing', poolSize: 4 },
+      database: { kind: 'postgres', url: 'postgres://app:pw@db.internal:5432/invoicing', poolSize: 4, namedStatements: false },
       redisUrl: 'redis://cache:6379/0',
       smtpUrl: 'smtp://user:pass@mail.example:587',
       mailFrom: 'billing@example.com',
@@ -183,7 +184,13 @@ describe('loadConfig overrides', () => {
     expect(loadConfig({ DATABASE_URL: 'sqlite:db/x.sqlite' }, CWD).database).toEqual({ kind: 'sqlite', file: path.resolve(CWD, 'db/x.sqlite') });
     expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.sqlite' }, CWD).database).toEqual({ kind: 'sqlite', file: '/tmp/x.sqlite' });
     expect(loadConfig({ DATABASE_URL: 'sqlite:///tmp/x.sqlite' }, CWD).database).toEqual({ kind: 'sqlite', file: '/tmp/x.sqlite' });
-    expect(loadConfig({ DATABASE_URL: 'postgresql://h/db' }, CWD).database).toEqual({ kind: 'postgres', url: 'postgresql://h/db', poolSize: DEFAULT_PG_POOL_SIZE });
+    expect(loadConfig({ DATABASE_URL: 'postgresql://h/db' }, CWD).database).toEqual({ kind: 'postgres', url: 'postgresql://h/db', poolSize: DEFAULT_PG_POOL_SIZE, namedStatements: true });
+  });
+
+  it('refuses a bad INVOICING_PG_NAMED_STATEMENTS naming it', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://h/db', INVOICING_PG_NAMED_STATEMENTS: 'sometimes' }, CWD)).toThrow(
+      /^Invalid configuration: INVOICING_PG_NAMED_STATEMENTS must be true or false/,
+    );
   });
 
   it('takes INVOICING_PG_POOL_SIZE from 1 to 1000 and refuses anything else in one line naming it', () => {

@@ -13,6 +13,8 @@ export type DatabaseTarget =
       url: string;
       /** INVOICING_PG_POOL_SIZE: connections this process keeps to PostgreSQL at most. */
       poolSize?: number;
+      /** INVOICING_PG_NAMED_STATEMENTS: hot queries as named prepared statements (src/db/pg-statements.ts). */
+      namedStatements?: boolean;
     };
 
 /**
@@ -206,6 +208,7 @@ function parseDatabase(env: Env, cwd: string): DatabaseTarget {
   const raw = read(env, 'DATABASE_URL') ?? 'sqlite:./data/invoicing.sqlite';
   // Checked whichever database is named, so a bad value never waits for a switch to PostgreSQL.
   const poolSize = parseInteger(env, 'INVOICING_PG_POOL_SIZE', DEFAULT_PG_POOL_SIZE, 1, 1_000);
+  const namedStatements = parseBoolean(env, 'INVOICING_PG_NAMED_STATEMENTS', true);
   if (raw.startsWith('sqlite:')) {
     const file = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (file === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/invoicing.sqlite');
@@ -217,7 +220,7 @@ function parseDatabase(env: Env, cwd: string): DatabaseTarget {
     } catch {
       throw new ConfigError('DATABASE_URL', 'is not a valid postgres:// URL');
     }
-    return { kind: 'postgres', url: raw, poolSize };
+    return { kind: 'postgres', url: raw, poolSize, namedStatements };
   }
   throw new ConfigError('DATABASE_URL', 'must start with sqlite: or postgres://');
 }

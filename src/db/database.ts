@@ -98,8 +98,9 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
   const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize ?? DEFAULT_PG_POOL_SIZE });
   // An idle client's error (e.g. the server restarting) must not crash the process.
   pool.on('error', () => undefined);
-  // The hot queries run as named prepared statements (pg-statements.ts).
-  pool.on('connect', (client) => useNamedStatements(client));
+  // The hot queries run as named prepared statements (pg-statements.ts), unless turned off
+  // (INVOICING_PG_NAMED_STATEMENTS=false, e.g. behind a transaction pooler that cannot keep them).
+  if (target.namedStatements !== false) pool.on('connect', (client) => useNamedStatements(client));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }

@@ -83,6 +83,19 @@ describe.runIf(usingPostgres())('PostgreSQL connections and named statements', (
     expect((await preparedOnConnection(single)).filter((s) => s.statement.includes('rolling_probe'))).toHaveLength(1);
   });
 
+  it('runs everything unnamed with INVOICING_PG_NAMED_STATEMENTS=false (e.g. behind an older transaction pooler)', async () => {
+    const plain = openDatabase({ kind: 'postgres', url: url(), poolSize: 1, namedStatements: false });
+    try {
+      const before = namedStatementStats.named;
+      expect(await byId(plain.db, { id: 1 })).toMatchObject({ 0: { id: 1, a: 'one' } });
+      expect(await byId(plain.db, { id: 1 })).toMatchObject({ 0: { id: 1, a: 'one' } });
+      expect(namedStatementStats.named).toBe(before);
+      expect(await preparedOnConnection(plain)).toEqual([]);
+    } finally {
+      await plain.close();
+    }
+  });
+
   it('never opens more connections than INVOICING_PG_POOL_SIZE', async () => {
     const two = openDatabase({ kind: 'postgres', url: url(), poolSize: 2 });
     try {
