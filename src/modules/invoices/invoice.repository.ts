@@ -24,6 +24,36 @@ const shareLinksOf = preparedQuery<'teamId' | 'publicId', ShareLinkRow>((db, p) 
   db.selectFrom('share_links').selectAll().where('team_id', '=', p('teamId')).where('public_id', '=', p('publicId')).orderBy('sort_order'),
 );
 
+/**
+ * PostgreSQL: the document and its share links in one statement (one round trip, one connection,
+ * where `invoiceById` and `shareLinksOf` at once take two): the links come as a JSON array in
+ * `sort_order`. Every share_links column is text or integer, so JSON gives back exactly the
+ * values `select *` does (a timestamp or numeric column added there would need converting here).
+ */
+const invoiceWithLinksPg = preparedQuery<'teamId' | 'publicId', InvoiceRow & { share_links_json: ShareLinkRow[] }>((db, p) =>
+  db
+    .selectFrom('invoices')
+    .selectAll('invoices')
+    .select(
+      sql<ShareLinkRow[]>`coalesce((select json_agg(l order by l.sort_order) from share_links l where l.team_id = invoices.team_id and l.public_id = invoices.public_id), '[]'::json)`.as(
+        'share_links_json',
+      ),
+    )
+    .where('team_id', '=', p('teamId'))
+    .where('public_id', '=', p('publicId')),
+);
+
+export async function findInvoiceWithLinksPg(
+  db: Executor,
+  teamId: string,
+  publicId: string,
+): Promise<{ row: InvoiceRow | undefined; links: ShareLinkRow[] }> {
+  const found = (await invoiceWithLinksPg(db, { teamId, publicId }))[0];
+  if (!found) return { row: undefined, links: [] };
+  const { share_links_json: links, ...row } = found;
+  return { row, links };
+}
+
 export async function findInvoice(db: Executor, teamId: string, publicId: string): Promise<InvoiceRow | undefined> {
   return (await invoiceById(db, { teamId, publicId }))[0];
 }
