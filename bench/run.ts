@@ -202,8 +202,8 @@ async function main(): Promise<void> {
     LOG_LEVEL,
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     // Background-job settings pass through, e.g. INVOICING_IN_PROCESS_WORKER=false to measure
-    // the API alone, or INVOICING_EDO_OPERATOR.
-    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => /^INVOICING_(IN_PROCESS_WORKER|EDO_\w+)$/.test(name))),
+    // the API alone, or INVOICING_EDO_OPERATOR; and the PostgreSQL settings (INVOICING_PG_POOL_SIZE).
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => /^INVOICING_(IN_PROCESS_WORKER|EDO_\w+|PG_\w+)$/.test(name))),
   };
   // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service.
   const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];

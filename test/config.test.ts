@@ -1,7 +1,7 @@
 /** loadConfig against the operating contract, section 2: defaults, overrides, and one clear line per bad value. */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config/config.js';
+import { ConfigError, DEFAULT_PG_POOL_SIZE, loadConfig } from '../src/config/config.js';
 
 const CWD = '/srv/invoicing';
 
@@ -78,6 +78,8 @@ describe('loadConfig overrides', () => {
         INVOICING_SECRET: secret,
         LOG_LEVEL: 'warn',
         INVOICING_DATA_DIR: '/var/lib/invoicing',
+        INVOICING_PG_POOL_SIZE: '4',
+        INVOICING_PG_NAMED_STATEMENTS: 'false',
         INVOICING_IN_PROCESS_WORKER: 'false',
         INVOICING_REQUEST_TIMEOUT_MS: '20000',
         INVOICING_KEEP_ALIVE_TIMEOUT_MS: '4000',
@@ -99,7 +101,7 @@ describe('loadConfig overrides', () => {
     expect(c).toEqual({
       port: 3000,
       host: '0.0.0.0',
-      database: { kind: 'postgres', url: 'postgres://app:pw@db.internal:5432/invoicing' },
+      database: { kind: 'postgres', url: 'postgres://app:pw@db.internal:5432/invoicing', poolSize: 4, namedStatements: false },
       redisUrl: 'redis://cache:6379/0',
       smtpUrl: 'smtp://user:pass@mail.example:587',
       mailFrom: 'billing@example.com',
@@ -182,7 +184,31 @@ describe('loadConfig overrides', () => {
     expect(loadConfig({ DATABASE_URL: 'sqlite:db/x.sqlite' }, CWD).database).toEqual({ kind: 'sqlite', file: path.resolve(CWD, 'db/x.sqlite') });
     expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.sqlite' }, CWD).database).toEqual({ kind: 'sqlite', file: '/tmp/x.sqlite' });
     expect(loadConfig({ DATABASE_URL: 'sqlite:///tmp/x.sqlite' }, CWD).database).toEqual({ kind: 'sqlite', file: '/tmp/x.sqlite' });
-    expect(loadConfig({ DATABASE_URL: 'postgresql://h/db' }, CWD).database).toEqual({ kind: 'postgres', url: 'postgresql://h/db' });
+    expect(loadConfig({ DATABASE_URL: 'postgresql://h/db' }, CWD).database).toEqual({ kind: 'postgres', url: 'postgresql://h/db', poolSize: DEFAULT_PG_POOL_SIZE, namedStatements: true });
+  });
+
+  it('refuses a bad INVOICING_PG_NAMED_STATEMENTS naming it', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://h/db', INVOICING_PG_NAMED_STATEMENTS: 'sometimes' }, CWD)).toThrow(
+      /^Invalid configuration: INVOICING_PG_NAMED_STATEMENTS must be true or false/,
+    );
+  });
+
+  it('takes INVOICING_PG_POOL_SIZE from 1 to 1000 and refuses anything else in one line naming it', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://h/db', INVOICING_PG_POOL_SIZE: '1' }, CWD).database).toMatchObject({ poolSize: 1 });
+    expect(loadConfig({ DATABASE_URL: 'postgres://h/db', INVOICING_PG_POOL_SIZE: '1000' }, CWD).database).toMatchObject({ poolSize: 1000 });
+    for (const bad of ['0', '1001', '-3', 'ten', '2.5']) {
+      for (const url of ['postgres://h/db', 'sqlite:x.sqlite']) {
+        let message = '';
+        try {
+          loadConfig({ DATABASE_URL: url, INVOICING_PG_POOL_SIZE: bad }, CWD);
+        } catch (err) {
+          expect(err).toBeInstanceOf(ConfigError);
+          message = (err as Error).message;
+        }
+        expect(message).toMatch(/^Invalid configuration: INVOICING_PG_POOL_SIZE must be an integer from 1 to 1000/);
+        expect(message).not.toContain('\n');
+      }
+    }
   });
 
   it('reads true and false spelled several ways', () => {

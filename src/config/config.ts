@@ -8,7 +8,21 @@ import ipaddr from 'ipaddr.js';
 
 export type DatabaseTarget =
   | { kind: 'sqlite'; file: string }
-  | { kind: 'postgres'; url: string };
+  | {
+      kind: 'postgres';
+      url: string;
+      /** INVOICING_PG_POOL_SIZE: connections this process keeps to PostgreSQL at most. */
+      poolSize?: number;
+      /** INVOICING_PG_NAMED_STATEMENTS: hot queries as named prepared statements (src/db/pg-statements.ts). */
+      namedStatements?: boolean;
+    };
+
+/**
+ * Default of INVOICING_PG_POOL_SIZE. Measured on the 2-core bench machine (docs/performance.md,
+ * "PostgreSQL (this session)"): the CPU the database server shares with the node is the limit,
+ * not the connections.
+ */
+export const DEFAULT_PG_POOL_SIZE = 10;
 
 export interface Config {
   port: number;
@@ -192,6 +206,9 @@ function parseBaseUrl(name: string, raw: string): string {
 
 function parseDatabase(env: Env, cwd: string): DatabaseTarget {
   const raw = read(env, 'DATABASE_URL') ?? 'sqlite:./data/invoicing.sqlite';
+  // Checked whichever database is named, so a bad value never waits for a switch to PostgreSQL.
+  const poolSize = parseInteger(env, 'INVOICING_PG_POOL_SIZE', DEFAULT_PG_POOL_SIZE, 1, 1_000);
+  const namedStatements = parseBoolean(env, 'INVOICING_PG_NAMED_STATEMENTS', true);
   if (raw.startsWith('sqlite:')) {
     const file = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (file === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/invoicing.sqlite');
@@ -203,7 +220,7 @@ function parseDatabase(env: Env, cwd: string): DatabaseTarget {
     } catch {
       throw new ConfigError('DATABASE_URL', 'is not a valid postgres:// URL');
     }
-    return { kind: 'postgres', url: raw };
+    return { kind: 'postgres', url: raw, poolSize, namedStatements };
   }
   throw new ConfigError('DATABASE_URL', 'must start with sqlite: or postgres://');
 }

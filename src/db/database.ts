@@ -16,9 +16,10 @@ import {
   type Transaction,
 } from 'kysely';
 import pg from 'pg';
-import type { DatabaseTarget } from '../config/config.js';
+import { DEFAULT_PG_POOL_SIZE, type DatabaseTarget } from '../config/config.js';
 import type { Database } from './types.js';
 import { cachingSqlite, SqliteStatementCache } from './statement-cache.js';
+import { useNamedStatements } from './pg-statements.js';
 
 export type Db = Kysely<Database>;
 export type Executor = Kysely<Database> | Transaction<Database>;
@@ -93,9 +94,13 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
     const db = new Kysely<Database>({ dialect: new LockingSqliteDialect({ database: cachingSqlite(sqlite, statements) }) });
     return { db, dialect: 'sqlite', statements, close: () => db.destroy() };
   }
-  const pool = new pg.Pool({ connectionString: target.url, max: 10 });
+  // INVOICING_PG_POOL_SIZE (docs/deployment.md): the most connections this process holds.
+  const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize ?? DEFAULT_PG_POOL_SIZE });
   // An idle client's error (e.g. the server restarting) must not crash the process.
   pool.on('error', () => undefined);
+  // The hot queries run as named prepared statements (pg-statements.ts), unless turned off
+  // (INVOICING_PG_NAMED_STATEMENTS=false, e.g. behind a transaction pooler that cannot keep them).
+  if (target.namedStatements !== false) pool.on('connect', (client) => useNamedStatements(client));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }

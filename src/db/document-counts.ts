@@ -14,9 +14,10 @@
  * The same rows carry `changes`, the team's list version (summed like `documents`), and
  * `team_month_counts` the documents per month of `date`: both kept by those triggers.
  */
-import { sql } from 'kysely';
+import { sql, type QueryCreator } from 'kysely';
 import { dialectOf, type Executor } from './database.js';
 import { preparedQuery } from './prepared-query.js';
+import type { Database } from './types.js';
 
 export const COUNTER_SHARDS = 16;
 
@@ -29,6 +30,18 @@ export async function addDocuments(db: Executor, teamId: string, n: number): Pro
     .values({ team_id: teamId, shard, documents: n })
     .onConflict((oc) => oc.columns(['team_id', 'shard']).doUpdateSet({ documents: sql<number>`team_document_counts.documents + ${n}` }))
     .execute();
+}
+
+/**
+ * PostgreSQL: `addDocuments` as a query not yet run (the transaction's shard, as above), for the caller to make
+ * part of the statement that inserts the documents.
+ */
+export function pgAddDocumentsQuery(qc: QueryCreator<Database>, teamId: string, n: number) {
+  const shard = sql<number>`mod(txid_current(), ${sql.lit(COUNTER_SHARDS)})::int`;
+  return qc
+    .insertInto('team_document_counts')
+    .values({ team_id: teamId, shard, documents: n })
+    .onConflict((oc) => oc.columns(['team_id', 'shard']).doUpdateSet({ documents: sql<number>`team_document_counts.documents + ${n}` }));
 }
 
 /** The team's number of documents (0 for a team that has none). */

@@ -9,7 +9,8 @@
  *   const rows = await byId(db, { teamId, publicId });
  *
  * The SQL text is identical on every call, so SQLite's statement cache (statement-cache.ts)
- * reuses its prepared statement too. Only for queries whose shape does not depend on the
+ * reuses its prepared statement too; on PostgreSQL the text runs as a named prepared statement
+ * outside transactions (pg-statements.ts). Only for queries whose shape does not depend on the
  * values (no `in` lists of varying length, no optional conditions).
  *
  * `preparedStatement` is the same for writes whose effect is checked (the whole result, with
@@ -18,6 +19,7 @@
  */
 import { CompiledQuery, type Compilable, type Insertable, type Kysely, type QueryResult } from 'kysely';
 import { dialectOf, type Executor, type SqlDialect } from './database.js';
+import { nameStatement } from './pg-statements.js';
 import type { Database } from './types.js';
 
 const MARK = '\u0000param:';
@@ -38,6 +40,8 @@ export function preparedStatement<P extends string, R>(
       );
       plan = { sql: query.sql, slots };
       compiled.set(dialect, plan);
+      // PostgreSQL: parsed and planned once per connection, not per call (pg-statements.ts).
+      if (dialect === 'postgres') nameStatement(plan.sql);
     }
     const parameters = plan.slots.map((s) => ('name' in s ? values[s.name] : s.value));
     return db.executeQuery<R>(CompiledQuery.raw(plan.sql, parameters) as CompiledQuery<R>);

@@ -10,9 +10,9 @@
  *
  * Everything here is scoped by team except retention, which deletes by age.
  */
-import { sql } from 'kysely';
+import { sql, type QueryCreator } from 'kysely';
 import { dialectOf, type Executor } from '../../db/database.js';
-import type { EventRow } from '../../db/types.js';
+import type { Database, EventRow } from '../../db/types.js';
 
 export interface FeedPosition {
   tx: number;
@@ -42,6 +42,21 @@ export async function insertEvent(db: Executor, event: NewEvent): Promise<void> 
       created_at: event.createdAt,
     })
     .execute();
+}
+
+/** PostgreSQL: the insert of `events` as a query for the caller to run or compose (not run here). */
+export function pgEventsInsert(qc: QueryCreator<Database>, events: NewEvent[]) {
+  return qc.insertInto('events').values(
+    events.map((event) => ({
+      team_id: event.teamId,
+      tx_id: sql<number>`pg_current_xact_id()::text::bigint`,
+      type: event.type,
+      public_id: event.publicId,
+      revision: event.revision,
+      data: event.data,
+      created_at: event.createdAt,
+    })),
+  );
 }
 
 /** The team's events after `after` (exclusive), in feed order, only those safe to show. */

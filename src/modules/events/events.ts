@@ -2,8 +2,9 @@
  * The event log: `recordEvent(trx, …)` inside the transaction of the change it describes (no
  * lost and no phantom events), the team's feed in a total order, and retention.
  */
+import type { QueryCreator } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import type { EventRow } from '../../db/types.js';
+import type { Database, EventRow } from '../../db/types.js';
 import { ApiError } from '../../shared/errors.js';
 import type { DocumentEventType, EventData, EventType } from './event-types.js';
 import * as repo from './events.repository.js';
@@ -24,19 +25,37 @@ export interface PublicEvent {
  * change's time; the caller moves the document's `changed_at` (the invoices module owns that
  * table: through its `documentStatusPort.onChanged`, or in the document write itself).
  */
-export async function recordEvent<T extends DocumentEventType>(
-  trx: Executor,
-  event: { teamId: string; type: T; data: EventData<T>; now: string },
-): Promise<void> {
+export async function recordEvent<T extends DocumentEventType>(trx: Executor, event: DocumentEventInput<T>): Promise<void> {
+  await repo.insertEvent(trx, newDocumentEvent(event));
+}
+
+/** A document event to record: its team, type, data and the change's time. */
+export interface DocumentEventInput<T extends DocumentEventType = DocumentEventType> {
+  teamId: string;
+  type: T;
+  data: EventData<T>;
+  now: string;
+}
+
+function newDocumentEvent(event: DocumentEventInput): repo.NewEvent {
   const data = event.data as { public_id: string; revision: number };
-  await repo.insertEvent(trx, {
+  return {
     teamId: event.teamId,
     type: event.type,
     publicId: data.public_id,
     revision: data.revision,
     data: JSON.stringify(event.data),
     createdAt: event.now,
-  });
+  };
+}
+
+/**
+ * PostgreSQL only: the insert of document events as a query not yet run, for the caller to
+ * make part of one statement with the change it describes (a data-modifying CTE, e.g. a new
+ * document's rows in one round trip). The same rows `recordEvent` writes.
+ */
+export function pgDocumentEventsInsert(qc: QueryCreator<Database>, events: DocumentEventInput[]) {
+  return repo.pgEventsInsert(qc, events.map(newDocumentEvent));
 }
 
 /** Records an event that is about no document (e.g. `webhook_endpoint.disabled`). */

@@ -55,6 +55,15 @@ export class WriteEffects {
     return { pending, edo };
   }
 
+  /**
+   * Whether `enqueue` would write nothing for this new document (first revision): no e-mail
+   * asked and no EDO recipient (planSync writes a job only for a `buyer_edo_id`). Such a create
+   * needs no transaction around its own statement(s).
+   */
+  quietCreate(row: InvoiceRow, prepared: PreparedWrite): boolean {
+    return row.revision === 1 && !prepared.envelope.notify && row.buyer_edo_id === null;
+  }
+
   /** The e-mail outcome before any attempt: what was enqueued, or nothing asked. */
   undelivered(row: InvoiceRow, pending: PendingNotifications | null): DeliveryReport {
     const notifications = pending ? pending.outcome : this.deps.notifications.notRequested(row.public_id);

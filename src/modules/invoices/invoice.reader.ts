@@ -3,7 +3,7 @@
  * input read from the database is what the cached text was built from), the list, revisions.
  * Split from invoice.service.ts along the read/write seam; the service delegates to it.
  */
-import type { Db } from '../../db/database.js';
+import { dialectOf, type Db } from '../../db/database.js';
 import { ApiError } from '../../shared/errors.js';
 import type { Clock } from '../../shared/clock.js';
 import type { EdoSync } from '../edo/index.js';
@@ -99,8 +99,10 @@ export class InvoiceReader {
   private readonly listItems: ListItemCache;
   private readonly listPages: ListPageCache;
   private readonly listTotals: ListTotalCache;
+  private readonly onPostgres: boolean;
 
   constructor(private readonly deps: InvoiceReaderDeps) {
+    this.onPostgres = dialectOf(deps.db) === 'postgres';
     this.demo = deps.demo;
     this.effects = deps.effects;
     this.detailCache = new DetailCache(deps.detailCacheSize ?? 1000);
@@ -151,11 +153,12 @@ export class InvoiceReader {
       const detail = await this.get(auth, publicId, info);
       return { json: serialize(detail.body), etag: detail.etag };
     }
-    // Both reads at once: on PostgreSQL two connections, one round trip of latency.
-    const [row, links] = await Promise.all([
-      repo.findInvoice(this.deps.db, auth.teamId, publicId),
-      repo.listShareLinks(this.deps.db, auth.teamId, publicId),
-    ]);
+    // PostgreSQL: one statement for both (one round trip); SQLite: both reads, no round trips.
+    const { row, links } = this.onPostgres
+      ? await repo.findInvoiceWithLinksPg(this.deps.db, auth.teamId, publicId)
+      : await Promise.all([repo.findInvoice(this.deps.db, auth.teamId, publicId), repo.listShareLinks(this.deps.db, auth.teamId, publicId)]).then(
+          ([row, links]) => ({ row, links }),
+        );
     if (!row) throw notFound(publicId);
     const edo = await this.effects.edoState(this.deps.db, row);
     const etag = etagOf(publicId, row.revision);

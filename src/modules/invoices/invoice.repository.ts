@@ -1,11 +1,13 @@
 /** SQL of the documents module. Every function takes the executor first and the team. */
-import { sql, type Insertable } from 'kysely';
+import { sql, type Compilable, type Insertable, type QueryCreator } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import { addDocuments, teamDocumentCount, teamListState, teamMonthDocuments } from '../../db/document-counts.js';
+import { addDocuments, pgAddDocumentsQuery, teamDocumentCount, teamListState, teamMonthDocuments } from '../../db/document-counts.js';
+import { pgDocumentEventsInsert, type DocumentEventInput } from '../events/index.js';
 import { modifiedSince, teamScope } from '../../db/list-plans.js';
 import { insertRows, preparedQuery, preparedStatement } from '../../db/prepared-query.js';
 import { invoiceSearchMatches, probeTrigramTable, usesTrigramTable, type SearchPlan } from '../../db/text-search.js';
 import type {
+  Database,
   InvoiceItemsTable,
   InvoiceRevisionRow,
   InvoiceRow,
@@ -21,6 +23,36 @@ const invoiceById = preparedQuery<'teamId' | 'publicId', InvoiceRow>((db, p) =>
 const shareLinksOf = preparedQuery<'teamId' | 'publicId', ShareLinkRow>((db, p) =>
   db.selectFrom('share_links').selectAll().where('team_id', '=', p('teamId')).where('public_id', '=', p('publicId')).orderBy('sort_order'),
 );
+
+/**
+ * PostgreSQL: the document and its share links in one statement (one round trip, one connection,
+ * where `invoiceById` and `shareLinksOf` at once take two): the links come as a JSON array in
+ * `sort_order`. Every share_links column is text or integer, so JSON gives back exactly the
+ * values `select *` does (a timestamp or numeric column added there would need converting here).
+ */
+const invoiceWithLinksPg = preparedQuery<'teamId' | 'publicId', InvoiceRow & { share_links_json: ShareLinkRow[] }>((db, p) =>
+  db
+    .selectFrom('invoices')
+    .selectAll('invoices')
+    .select(
+      sql<ShareLinkRow[]>`coalesce((select json_agg(l order by l.sort_order) from share_links l where l.team_id = invoices.team_id and l.public_id = invoices.public_id), '[]'::json)`.as(
+        'share_links_json',
+      ),
+    )
+    .where('team_id', '=', p('teamId'))
+    .where('public_id', '=', p('publicId')),
+);
+
+export async function findInvoiceWithLinksPg(
+  db: Executor,
+  teamId: string,
+  publicId: string,
+): Promise<{ row: InvoiceRow | undefined; links: ShareLinkRow[] }> {
+  const found = (await invoiceWithLinksPg(db, { teamId, publicId }))[0];
+  if (!found) return { row: undefined, links: [] };
+  const { share_links_json: links, ...row } = found;
+  return { row, links };
+}
 
 export async function findInvoice(db: Executor, teamId: string, publicId: string): Promise<InvoiceRow | undefined> {
   return (await invoiceById(db, { teamId, publicId }))[0];
@@ -65,6 +97,37 @@ function updateStatementFor(columns: string[]) {
       .where('public_id', '=', p('publicId'))
       .where('revision', '=', p('expectedRevision')),
   );
+}
+
+/** A new document's rows: the invoice, its items and share links, and the events of its creation. */
+export interface NewDocumentRows {
+  row: Insertable<InvoicesTable>;
+  items: Array<Insertable<InvoiceItemsTable>>;
+  links: Array<Insertable<ShareLinksTable>>;
+  events: DocumentEventInput[];
+}
+
+/**
+ * PostgreSQL: a new document in ONE statement, i.e. one round trip: the invoice, its items, its
+ * share links, its team's document count (`addDocuments`) and its events, as a data-modifying
+ * CTE. What `insertInvoice`, `insertItems`, `insertShareLinks` and `recordEvent` write one
+ * statement each. A statement is atomic on its own: outside a transaction it commits alone (no
+ * BEGIN/COMMIT round trips); inside one, it is one statement of it. The items' and links'
+ * foreign keys are checked at the end of the statement, when the invoice row is there; a taken
+ * `public_id` fails the whole statement with a unique violation, nothing written.
+ */
+export async function insertNewDocumentPg(db: Executor, doc: NewDocumentRows): Promise<void> {
+  const teamId = doc.row.team_id;
+  // Each CTE adds a name the statement never reads back, so the builder keeps the plain type.
+  const cte = (q: QueryCreator<Database>, name: string, part: (qc: QueryCreator<Database>) => Compilable<unknown>) =>
+    q.with(name, part as never) as unknown as QueryCreator<Database>;
+  let q: QueryCreator<Database> = db;
+  q = cte(q, 'new_invoice', (qc) => qc.insertInto('invoices').values(doc.row));
+  q = cte(q, 'counted', (qc) => pgAddDocumentsQuery(qc, teamId, 1));
+  // Within PostgreSQL's 65,535 parameters: 1,000 items (the spec's maximum) take 12,000.
+  if (doc.items.length > 0) q = cte(q, 'new_items', (qc) => qc.insertInto('invoice_items').values(doc.items));
+  if (doc.links.length > 0) q = cte(q, 'new_links', (qc) => qc.insertInto('share_links').values(doc.links));
+  await pgDocumentEventsInsert(q, doc.events).execute();
 }
 
 /** Optimistic update: applies only when the stored revision is still `expectedRevision`. */

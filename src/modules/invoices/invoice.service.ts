@@ -3,7 +3,7 @@
  * contract 4). Owns the transactions; SQL lives in the repository, the response in the view.
  */
 import type { Transaction } from 'kysely';
-import type { Db } from '../../db/database.js';
+import { dialectOf, type Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { groupCommitFor, type GroupCommit } from '../../db/group-commit.js';
 import type { Database, InvoiceRow, ShareLinkRow } from '../../db/types.js';
@@ -19,7 +19,7 @@ import { requestHash } from '../../shared/request-hash.js';
 import { IdempotencyStore } from './idempotency.js';
 import type { InvoiceList, InvoiceRevisionDetail, InvoiceRevisionList, ListQuery, RevisionsQuery } from './invoice-requests.schemas.js';
 import { WriteEffects, type QueuedEffects } from './invoice.effects.js';
-import { recordRestriction, recordWriteEvents } from './invoice-events.js';
+import { newDocumentEvents, recordRestriction, recordWriteEvents } from './invoice-events.js';
 import { DemoDocuments } from './invoice.read.js';
 import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
 import { buildInvoiceResponse, etagOf, totalsOf, type ViewContext } from './invoice.view.js';
@@ -98,8 +98,11 @@ export class InvoiceService {
   /** Document transactions: shared by writes arriving together on SQLite (src/db/group-commit.ts). */
   private readonly commits: GroupCommit;
   private readonly reader: InvoiceReader;
+  /** PostgreSQL writes a new document in one statement (repo.insertNewDocumentPg). */
+  private readonly onPostgres: boolean;
 
   constructor(private readonly deps: InvoiceServiceDeps) {
+    this.onPostgres = dialectOf(deps.db) === 'postgres';
     this.commits = groupCommitFor(deps.db);
     // A request that died after commit has its e-mails taken over by the worker after the lease.
     this.idempotency = new IdempotencyStore(deps.db, deps.clock, { deliveryLeaseMs: deps.notifications.policy.leaseMs });
@@ -258,26 +261,37 @@ export class InvoiceService {
       payment_reported_at: null,
     } as InvoiceRow;
     const links = newShareLinks(auth.teamId, publicId, invoice.api_recipients, now);
+    const items = itemRows(auth.teamId, publicId, prepared);
     let queued: QueuedEffects = { pending: null, edo: null };
     /** The answer recorded with the document (Idempotency-Key), when nothing happens after the commit. */
     let final: WriteOutcome | null = null;
     try {
-      await this.commits.run(async (trx) => {
-        await repo.insertInvoice(trx, row);
-        await repo.insertItems(trx, itemRows(auth.teamId, publicId, prepared));
-        await repo.insertShareLinks(trx, links);
-        await recordWriteEvents(trx, null, row, now);
-        queued = await this.effects.enqueue(trx, auth, row, prepared, links);
-        await recordRestriction(trx, null, row, now);
-        if (onCommit) {
-          const report = this.effects.undelivered(row, queued.pending);
-          const committed = this.outcome(auth, row, links, info, report, await this.effects.edoState(trx, row, queued), { totals: prepared.totals });
-          // No e-mail to attempt: the answer is already final, recorded as such and returned as is
-          // (built once; the replay is byte for byte this answer).
-          final = queued.pending === null ? committed : null;
-          await onCommit(trx, committed, final !== null);
-        }
-      });
+      const doc = { row, items, links };
+      if (this.onPostgres && !onCommit && this.effects.quietCreate(row, prepared)) {
+        // PostgreSQL with nothing else to write: one statement that commits alone, one round trip.
+        await repo.insertNewDocumentPg(this.deps.db, { ...doc, events: newDocumentEvents(row, now, true) });
+      } else {
+        await this.commits.run(async (trx) => {
+          if (this.onPostgres) {
+            await repo.insertNewDocumentPg(trx, { ...doc, events: newDocumentEvents(row, now, false) });
+          } else {
+            await repo.insertInvoice(trx, row);
+            await repo.insertItems(trx, items);
+            await repo.insertShareLinks(trx, links);
+            await recordWriteEvents(trx, null, row, now);
+          }
+          queued = await this.effects.enqueue(trx, auth, row, prepared, links);
+          await recordRestriction(trx, null, row, now);
+          if (onCommit) {
+            const report = this.effects.undelivered(row, queued.pending);
+            const committed = this.outcome(auth, row, links, info, report, await this.effects.edoState(trx, row, queued), { totals: prepared.totals });
+            // No e-mail to attempt: the answer is already final, recorded as such and returned as is
+            // (built once; the replay is byte for byte this answer).
+            final = queued.pending === null ? committed : null;
+            await onCommit(trx, committed, final !== null);
+          }
+        });
+      }
     } catch (err) {
       if (isUniqueViolation(err)) throw conflict(publicId);
       throw err;
