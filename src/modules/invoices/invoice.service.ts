@@ -261,11 +261,13 @@ export class InvoiceService {
     let queued: QueuedEffects = { pending: null, edo: null };
     try {
       await this.commits.run(async (trx) => {
+        // The e-mails' outcome (and a quota restriction) is written with the row itself.
+        const planned = await this.effects.plan(trx, auth, row, prepared, links);
         await repo.insertInvoice(trx, row);
         await repo.insertItems(trx, itemRows(auth.teamId, publicId, prepared));
         await repo.insertShareLinks(trx, links);
         await recordWriteEvents(trx, null, row, now);
-        queued = await this.effects.enqueue(trx, auth, row, prepared, links);
+        queued = await this.effects.enqueue(trx, auth, row, prepared, links, planned);
         await recordRestriction(trx, null, row, now);
         if (onCommit) {
           const report = this.effects.undelivered(row, queued.pending);
