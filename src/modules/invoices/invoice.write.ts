@@ -184,7 +184,10 @@ export function conflict(publicId: string): ApiError {
  * without seller_status, and both participant ids), so a status change alone sends nothing again.
  */
 export function edoSyncRequest(row: InvoiceRow, invoice: NormalizedInvoice): EdoSyncRequest {
-  const { seller_status: _status, ...content } = JSON.parse(row.document) as Record<string, unknown>;
+  // What `row.document` holds (documentRowValues: the invoice, its public_id and seller_status),
+  // without seller_status. Hashed as the object: requestHash sorts keys and drops undefined as
+  // JSON does, so the digest is that of the stored JSON, without parsing it back.
+  const { seller_status: _status, ...content } = { ...invoice, public_id: row.public_id } as Record<string, unknown>;
   const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
   return {
     teamId: row.team_id,
