@@ -9,11 +9,11 @@
  * 3. `OutboxWorker` (worker.ts) retries due rows, and takes over rows whose lease lapsed
  *    (a process that died between commit and delivery).
  */
+import crypto from 'node:crypto';
 import type { Db, DatabaseHandle, Executor } from '../../db/database.js';
 import type { OutboxRow, OutboxTable } from '../../db/types.js';
 import { forEachLimited, newLeaseOwner, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
-import { randomToken } from '../../shared/tokens.js';
 import type { LinkBases } from '../links/index.js';
 import { resolvePolicy, retryDelayMs, type DeliveryPolicy } from './delivery-policy.js';
 import { buildInvoiceEmail, messageIdFor, messageIdHost, type EmailAttachment, type InvoiceEmailView } from './email-message.js';
@@ -191,8 +191,9 @@ export class NotificationService {
     const wanted = request.tariff.external_share ? planned.filter((p) => p.recipient.valid).length : 0;
     const granted = await reserveEmails(trx, request.teamId, utcDay(now), request.tariff.emails_per_day, wanted, nowIso);
     const rows: OutboxTable[] = [];
-    // One random base per write; each row's id adds its position (ids are unique per team).
-    const idBase = randomToken(12);
+    // One random base per write (114 random bits; randomUUID draws from a buffered pool, unlike
+    // a randomBytes call of its own); each row's id adds its position (at most 32 characters). Ids are internal.
+    const idBase = crypto.randomUUID().replaceAll('-', '').slice(0, 30);
     let taken = 0;
     let restricted = false;
     for (const [position, { recipient, view }] of planned.entries()) {
