@@ -4,10 +4,22 @@
  * unique, see the migration) and continues with the team of the job it found.
  */
 import type { Executor } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared-query.js';
 import type { EdoJobRow, EdoJobStatus, EdoJobsTable, EdoLinkRow, EdoLinksTable, OutboxRow } from '../../db/types.js';
 
+const JOB_COLUMNS = [
+  'team_id', 'job_id', 'public_id', 'revision', 'operator', 'seller_edo_id', 'buyer_edo_id', 'content_hash', 'status',
+  'operator_document_id', 'rejection_reason', 'queued_at', 'sent_at', 'delivered_at', 'accepted_at', 'rejected_at',
+  'failed_at', 'updated_at',
+] as const satisfies ReadonlyArray<keyof EdoJobsTable>;
+
+// Compiled once (src/db/prepared-query.ts): every document write with buyer_edo_id runs it.
+const insertJobRow = preparedQuery<(typeof JOB_COLUMNS)[number], never>((db, p) =>
+  db.insertInto('edo_jobs').values(Object.fromEntries(JOB_COLUMNS.map((c) => [c, p(c)])) as unknown as EdoJobsTable),
+);
+
 export async function insertJob(db: Executor, row: EdoJobsTable): Promise<void> {
-  await db.insertInto('edo_jobs').values(row).execute();
+  await insertJobRow(db, row);
 }
 
 /** The document's jobs, newest revision first. */

@@ -7,7 +7,7 @@ import type { Transaction } from 'kysely';
 import type { Database, InvoiceRow, ShareLinkRow } from '../../db/types.js';
 import type { Executor } from '../../db/database.js';
 import type { EdoService, EdoSync, PlannedSync } from '../edo/index.js';
-import type { DeliveryReport, NotificationService, PendingNotifications } from '../notifications/index.js';
+import type { DeliveryReport, NotificationRequest, NotificationService, PendingNotifications, PlannedNotifications } from '../notifications/index.js';
 import type { AuthContext } from '../teams/index.js';
 import { edoSyncRequest, type PreparedWrite } from './invoice.write.js';
 
@@ -23,9 +23,30 @@ export class WriteEffects {
   constructor(private readonly deps: { notifications: NotificationService; edo: EdoService }) {}
 
   /**
+   * A create, inside its transaction and before the document row is inserted: the e-mails are
+   * planned (gates, daily quota) and their outcome goes into `row` (`notifications`, and
+   * `restricted` when the quota stopped some), so the row is written once, with it.
+   * Hand the result to `enqueue` after the row and its share links.
+   */
+  async plan(
+    trx: Transaction<Database>,
+    auth: Extract<AuthContext, { mode: 'live' }>,
+    row: InvoiceRow,
+    prepared: PreparedWrite,
+    links: ShareLinkRow[],
+  ): Promise<PlannedNotifications | null> {
+    if (!prepared.envelope.notify) return null;
+    const planned = await this.deps.notifications.plan(trx, this.notificationRequest(auth, row, prepared, links));
+    row.notifications = JSON.stringify(planned.outcome);
+    if (planned.restricted) this.restrict(row);
+    return planned;
+  }
+
+  /**
    * Inside the document's transaction, after the document row and its share links. When the
    * daily quota stopped some e-mail, the document is `restricted` (stored by the notifications
-   * service, mirrored on `row`).
+   * service, mirrored on `row`). A create passes what `plan` returned: its outcome is already
+   * in the row.
    */
   async enqueue(
     trx: Transaction<Database>,
@@ -33,25 +54,17 @@ export class WriteEffects {
     row: InvoiceRow,
     prepared: PreparedWrite,
     links: ShareLinkRow[],
+    planned?: PlannedNotifications | null,
   ): Promise<QueuedEffects> {
     let pending: PendingNotifications | null = null;
-    if (prepared.envelope.notify) {
-      pending = await this.deps.notifications.enqueue(trx, {
-        teamId: auth.teamId,
-        teamLocale: auth.team.locale,
-        tariff: auth.tariff,
-        publicId: row.public_id,
-        revision: row.revision,
-        document: { ...prepared.invoice, seller_status: row.seller_status },
-        totals: { total: row.total },
-        links,
-      });
-      if (pending.outcome.block_reason === 'emails_per_day_exceeded' && row.service_status === 'active') {
-        row.service_status = 'restricted';
-        row.service_status_reason = 'emails_per_day_exceeded';
-      }
+    if (planned) {
+      pending = await this.deps.notifications.write(trx, planned);
+    } else if (prepared.envelope.notify) {
+      pending = await this.deps.notifications.enqueue(trx, this.notificationRequest(auth, row, prepared, links));
+      if (pending.outcome.block_reason === 'emails_per_day_exceeded') this.restrict(row);
     }
-    const edo = await this.deps.edo.planSync(trx, edoSyncRequest(row, prepared.invoice));
+    // A new document without buyer_edo_id has nothing to sync (and no earlier job to supersede).
+    const edo = row.revision === 1 && !row.buyer_edo_id ? null : await this.deps.edo.planSync(trx, edoSyncRequest(row, prepared.invoice));
     return { pending, edo };
   }
 
@@ -62,6 +75,31 @@ export class WriteEffects {
    */
   quietCreate(row: InvoiceRow, prepared: PreparedWrite): boolean {
     return row.revision === 1 && !prepared.envelope.notify && row.buyer_edo_id === null;
+  }
+
+  private notificationRequest(
+    auth: Extract<AuthContext, { mode: 'live' }>,
+    row: InvoiceRow,
+    prepared: PreparedWrite,
+    links: ShareLinkRow[],
+  ): NotificationRequest {
+    return {
+      teamId: auth.teamId,
+      teamLocale: auth.team.locale,
+      tariff: auth.tariff,
+      publicId: row.public_id,
+      revision: row.revision,
+      document: { ...prepared.invoice, seller_status: row.seller_status },
+      totals: { total: row.total },
+      links,
+    };
+  }
+
+  /** The daily quota stopped e-mail: an active document becomes `restricted` (operating contract 4). */
+  private restrict(row: InvoiceRow): void {
+    if (row.service_status !== 'active') return;
+    row.service_status = 'restricted';
+    row.service_status_reason = 'emails_per_day_exceeded';
   }
 
   /** The e-mail outcome before any attempt: what was enqueued, or nothing asked. */

@@ -272,6 +272,8 @@ export class InvoiceService {
         await repo.insertNewDocumentPg(this.deps.db, { ...doc, events: newDocumentEvents(row, now, true) });
       } else {
         await this.commits.run(async (trx) => {
+          // The e-mails' outcome (and a quota restriction) is written with the row itself.
+          const planned = await this.effects.plan(trx, auth, row, prepared, links);
           if (this.onPostgres) {
             await repo.insertNewDocumentPg(trx, { ...doc, events: newDocumentEvents(row, now, false) });
           } else {
@@ -280,7 +282,7 @@ export class InvoiceService {
             await repo.insertShareLinks(trx, links);
             await recordWriteEvents(trx, null, row, now);
           }
-          queued = await this.effects.enqueue(trx, auth, row, prepared, links);
+          queued = await this.effects.enqueue(trx, auth, row, prepared, links, planned);
           await recordRestriction(trx, null, row, now);
           if (onCommit) {
             const report = this.effects.undelivered(row, queued.pending);

@@ -196,7 +196,10 @@ export function edoSyncRequest(row: InvoiceRow, invoice: NormalizedInvoice): Edo
     buyerEdoId: row.buyer_edo_id,
     get contentHash(): string {
       if (contentHash === undefined) {
-        const { seller_status: _status, ...content } = JSON.parse(row.document) as Record<string, unknown>;
+        // What `row.document` holds (documentRowValues: the invoice, its public_id and seller_status),
+        // without seller_status. Hashed as the object: requestHash sorts keys and drops undefined as
+        // JSON does, so the digest is that of the stored JSON, without parsing it back.
+        const { seller_status: _status, ...content } = { ...invoice, public_id: row.public_id } as Record<string, unknown>;
         contentHash = requestHash({ content, seller: row.seller_edo_id, buyer: row.buyer_edo_id });
       }
       return contentHash;

@@ -22,6 +22,7 @@ export {
   type DocumentStatusPort,
   type NotificationLogger,
   type PendingNotifications,
+  type PlannedNotifications,
 } from './notification.service.js';
 export { emptyOutcome } from './outcome.js';
 export type { NotifiableDocument, NotificationRequest } from './plan.js';

@@ -9,11 +9,11 @@
  * 3. `OutboxWorker` (worker.ts) retries due rows, and takes over rows whose lease lapsed
  *    (a process that died between commit and delivery).
  */
+import crypto from 'node:crypto';
 import type { Db, DatabaseHandle, Executor } from '../../db/database.js';
 import type { OutboxRow, OutboxTable } from '../../db/types.js';
 import { forEachLimited, newLeaseOwner, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
-import { randomToken } from '../../shared/tokens.js';
 import type { LinkBases } from '../links/index.js';
 import { resolvePolicy, retryDelayMs, type DeliveryPolicy } from './delivery-policy.js';
 import { buildInvoiceEmail, messageIdFor, messageIdHost, type EmailAttachment, type InvoiceEmailView } from './email-message.js';
@@ -23,7 +23,7 @@ import type { MailRuntime, Notifications } from './notification.schemas.js';
 import { blockedOutcome, emptyOutcome, outcomeFromRows, type BlockReason } from './outcome.js';
 import * as outbox from '../../db/outbox.js';
 import { planEmails, type NotificationRequest } from './plan.js';
-import { reserveEmail, utcDay } from './quota.js';
+import { reserveEmails, utcDay } from './quota.js';
 import { resolveRecipients } from './recipients.js';
 import { countDelivery } from '../../shared/delivery-metrics.js';
 
@@ -68,6 +68,21 @@ export interface NotificationServiceDeps {
    * neither waits for SMTP nor renders the PDF; the answer is 207 with each e-mail `retrying`.
    */
   deliverInRequest?: boolean;
+}
+
+/** What `plan` decided for a write's e-mails, handed to `write` once the document row exists. */
+export interface PlannedNotifications {
+  teamId: string;
+  publicId: string;
+  revision: number;
+  /** The lease owner of the rows to attempt in the request ('' when none is). */
+  owner: string;
+  rows: OutboxTable[];
+  /** The outcome as enqueued (nothing sent yet): stored on the document with its row. */
+  outcome: Notifications;
+  /** The daily quota stopped some e-mail: the document's service_status becomes `restricted`. */
+  restricted: boolean;
+  now: string;
 }
 
 /** Handed from `enqueue` (inside the transaction) to `deliverNow` (after commit). */
@@ -150,23 +165,47 @@ export class NotificationService {
    * links are written. Writes the revision's outbox rows and the preliminary outcome.
    */
   async enqueue(trx: Executor, request: NotificationRequest): Promise<PendingNotifications> {
+    const planned = await this.plan(trx, request);
+    const pending = await this.write(trx, planned);
+    await this.deps.documents.storeNotificationOutcome(trx, request.teamId, request.publicId, request.revision, planned.outcome);
+    // The quota is the one tariff rule that stops e-mail alone: the document says so in service_status.
+    if (planned.restricted) await this.deps.documents.markRestricted(trx, request.teamId, request.publicId, 'emails_per_day_exceeded');
+    return pending;
+  }
+
+  /**
+   * The first half of `enqueue`, for a document not written yet (a create): decides the gates
+   * (taking the daily quota, the one statement it runs) and builds the outbox rows and the
+   * preliminary outcome. The caller stores the outcome (and `restricted`) with the document
+   * row itself, then calls `write` once the row exists. Inside the document's transaction.
+   */
+  async plan(trx: Executor, request: NotificationRequest): Promise<PlannedNotifications> {
     const now = this.deps.clock.now();
     const nowIso = now.toISOString();
-    const owner = newLeaseOwner();
-    const leaseUntil = new Date(now.getTime() + this.policy.leaseMs).toISOString();
-    const day = utcDay(now);
-    const planned = planEmails(request, this.deps.bases);
-    const rows: OutboxTable[] = [];
     const attemptNow = this.deps.deliverInRequest ?? true;
-    let quotaLeft = true;
+    // Only rows this request attempts itself are leased (to it).
+    const owner = attemptNow ? newLeaseOwner() : '';
+    const leaseUntil = new Date(now.getTime() + this.policy.leaseMs).toISOString();
+    const planned = planEmails(request, this.deps.bases);
+    // Every e-mail through the other gates takes one from the day's quota, in recipient order.
+    const wanted = request.tariff.external_share ? planned.filter((p) => p.recipient.valid).length : 0;
+    const granted = await reserveEmails(trx, request.teamId, utcDay(now), request.tariff.emails_per_day, wanted, nowIso);
+    const rows: OutboxTable[] = [];
+    // One random base per write (114 random bits; randomUUID draws from a buffered pool, unlike
+    // a randomBytes call of its own); each row's id adds its position (at most 32 characters). Ids are internal.
+    const idBase = crypto.randomUUID().replaceAll('-', '').slice(0, 30);
+    let taken = 0;
+    let restricted = false;
     for (const [position, { recipient, view }] of planned.entries()) {
       let gate: { state: 'failed' | 'blocked'; error: string; code: string } | null = null;
       if (!recipient.valid) {
         gate = { state: 'failed', error: 'invalid_address', code: 'invalid_address' };
       } else if (!request.tariff.external_share) {
         gate = blocked('tariff_external_share_disabled');
-      } else if (!quotaLeft || !(await reserveEmail(trx, request.teamId, day, request.tariff.emails_per_day, nowIso))) {
-        quotaLeft = false;
+      } else if (taken < granted) {
+        taken++;
+      } else {
+        restricted = true;
         gate = blocked('emails_per_day_exceeded');
       }
       const lower = recipient.email.toLowerCase();
@@ -176,7 +215,7 @@ export class NotificationService {
       const leased = state === 'sending';
       rows.push({
         team_id: request.teamId,
-        id: randomToken(12),
+        id: `${idBase}${position.toString(36)}`,
         kind: 'email',
         public_id: request.publicId,
         revision: request.revision,
@@ -198,18 +237,24 @@ export class NotificationService {
         updated_at: nowIso,
       });
     }
-    await outbox.insertOutboxRows(trx, rows);
-    for (const r of rows) if (r.last_error_code === 'invalid_address') await recordEmailEvent(trx, r, { sent: false, code: 'invalid_address', reason: 'invalid_address' }, nowIso, this.deps.documents.onChanged);
     const runtime = this.runtime(0, rows as OutboxRow[], this.policy.requestTimeoutMs);
     const outcome =
       rows.length === 0
         ? { ...emptyOutcome(request.publicId, true, { transport: this.transportKind }), revision: request.revision, updated_at: nowIso }
         : outcomeFromRows(request.publicId, request.revision, rows as OutboxRow[], runtime, nowIso);
-    await this.deps.documents.storeNotificationOutcome(trx, request.teamId, request.publicId, request.revision, outcome);
-    // The quota is the one tariff rule that stops e-mail alone: the document says so in service_status.
-    if (!quotaLeft) await this.deps.documents.markRestricted(trx, request.teamId, request.publicId, 'emails_per_day_exceeded');
+    return { teamId: request.teamId, publicId: request.publicId, revision: request.revision, owner, rows, outcome, restricted, now: nowIso };
+  }
+
+  /**
+   * The second half: the planned outbox rows (one statement) and the events of malformed
+   * addresses, once the document row exists. Its outcome is stored by the caller.
+   */
+  async write(trx: Executor, planned: PlannedNotifications): Promise<PendingNotifications> {
+    const { rows } = planned;
+    await outbox.insertOutboxRows(trx, rows);
+    for (const r of rows) if (r.last_error_code === 'invalid_address') await recordEmailEvent(trx, r, { sent: false, code: 'invalid_address', reason: 'invalid_address' }, planned.now, this.deps.documents.onChanged);
     const ids = rows.filter((r) => r.state === 'sending').map((r) => r.id);
-    return { teamId: request.teamId, publicId: request.publicId, revision: request.revision, owner, ids, outcome };
+    return { teamId: planned.teamId, publicId: planned.publicId, revision: planned.revision, owner: planned.owner, ids, outcome: planned.outcome };
   }
 
   /**

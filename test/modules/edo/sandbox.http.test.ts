@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EdoWorker } from '../../../src/modules/edo/index.js';
+import { requestHash } from '../../../src/shared/request-hash.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { createOk, get, simpleDoc } from '../invoices/write-helpers.js';
 
@@ -69,6 +70,14 @@ describe('EDO sync with the sandbox operator', () => {
     expect(page.body).toContain('принят покупателем');
     expect(page.body).toContain('Извещение о получении');
     expect(page.body).toContain('2BM-7728168971-2012052808301121');
+  });
+
+  it('keys a job by the hash of the document as stored, so later writes compare with jobs of any version', async () => {
+    const created = await createOk(t, simpleDoc('SBX-H', { buyer_edo_id: '2BM-7728168971-2012052808301121', comment: 'Ёлка «№ 1»\u2028', x_extra: [1.5, null, { b: 1, a: '2' }] }));
+    const { document } = await t.db.db.selectFrom('invoices').select('document').where('public_id', '=', created.public_id).executeTakeFirstOrThrow();
+    const job = await t.db.db.selectFrom('edo_jobs').selectAll().where('job_id', '=', created.metadata.edo.job_id).executeTakeFirstOrThrow();
+    const { seller_status: _status, ...content } = JSON.parse(document) as Record<string, unknown>;
+    expect(job.content_hash).toBe(requestHash({ content, seller: job.seller_edo_id, buyer: job.buyer_edo_id }));
   });
 
   it('simulates a rejection with its notice for a participant id containing REJECT', async () => {

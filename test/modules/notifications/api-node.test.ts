@@ -40,6 +40,10 @@ describe('notifications on an API node whose background work runs in `invoicing 
       ['pending', 0, null],
       ['pending', 0, null],
     ]);
+    // The outcome as answered is stored with the document (written with its row).
+    const queued = await get(t, body.public_id);
+    expect(queued.metadata.notifications).toEqual(body.notifications);
+    expect(queued.status).toMatchObject({ buyer_status: 'not_sent', service_status: 'active' });
 
     // A worker (here the node's own loop, started by hand as `invoicing worker` would run it) sends each once.
     await t.app.notifier.worker.drain();

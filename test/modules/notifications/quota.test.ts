@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../../src/db/database.js';
 import { createMailTransport, NotificationService } from '../../../src/modules/notifications/index.js';
-import { reservedOn, reserveEmail, utcDay } from '../../../src/modules/notifications/quota.js';
+import { reservedOn, reserveEmail, reserveEmails, utcDay } from '../../../src/modules/notifications/quota.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { createTestDb, usingPostgres, type TestDatabase } from '../../helpers/db.js';
 import { BASES, createAndDeliver, createDocument, seedTeams } from './fixtures.js';
@@ -50,6 +50,30 @@ describe('reserveEmail', () => {
     expect(await reservedOn(db.db, 'acme', '2026-01-13')).toBe(0);
     expect(utcDay(new Date('2026-01-11T23:59:59.999+03:00'))).toBe('2026-01-11');
     expect(utcDay(new Date('2026-01-12T02:00:00+03:00'))).toBe('2026-01-11');
+  });
+
+  it('reserves a write\'s e-mails together, and only what is left when they do not all fit', async () => {
+    const day = '2026-01-15';
+    expect(await reserveEmails(db.db, 'acme', day, 5, 3, now())).toBe(3);
+    expect(await reservedOn(db.db, 'acme', day)).toBe(3);
+    expect(await reserveEmails(db.db, 'acme', day, 5, 4, now())).toBe(2);
+    expect(await reservedOn(db.db, 'acme', day)).toBe(5);
+    expect(await reserveEmails(db.db, 'acme', day, 5, 2, now())).toBe(0);
+    expect(await reserveEmails(db.db, 'acme', day, 5, 0, now())).toBe(0);
+    // More than the whole limit on a fresh day: the first `limit` of them.
+    expect(await reserveEmails(db.db, 'acme', '2026-01-16', 2, 3, now())).toBe(2);
+    expect(await reservedOn(db.db, 'acme', '2026-01-16')).toBe(2);
+    expect(await reservedOn(db.db, 'acme', day)).toBe(5);
+  });
+
+  it('lets exactly the limit through when concurrent writes reserve several e-mails each', async () => {
+    const day = '2026-01-17';
+    const attempts = Array.from({ length: 10 }, (_, i) =>
+      (i % 2 === 0 ? db.db : second.db).transaction().execute((trx) => reserveEmails(trx, 'acme', day, 11, 3, now())),
+    );
+    const granted = (await Promise.all(attempts)).reduce((a, b) => a + b, 0);
+    expect(granted).toBe(11);
+    expect(await reservedOn(db.db, 'acme', day)).toBe(11);
   });
 
   it('gives the reservation back when the document transaction rolls back', async () => {
