@@ -12,7 +12,7 @@ import { registerInputGuard, registerJsonParser } from './http/input-guard.js';
 import { registerSchemaBounds } from './shared/schema-bounds.js';
 import { MAX_PARAM_LENGTH, onFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { authHook } from './http/auth.js';
-import { loggerOptions } from './http/logging.js';
+import { logDestination, loggerOptions } from './http/logging.js';
 import { helmetHeaders, registerStaticHeaders } from './http/security-headers.js';
 import { createMetrics, registerRequestMetrics } from './http/metrics.js';
 import { trackRoutesForMethodNotAllowed } from './http/method-not-allowed.js';
@@ -109,7 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const clock = deps.clock ?? systemClock;
   // Share and portal tokens travel in the path under these bases: the logs redact them.
   const tokenPaths = [basePath(config.shareUrl), basePath(config.portalUrl)];
-  const logger: FastifyBaseLogger = pino(loggerOptions(config.logLevel, tokenPaths), deps.logStream ?? pino.destination(1));
+  const logger: FastifyBaseLogger = pino(loggerOptions(config.logLevel, tokenPaths), deps.logStream ?? logDestination());
 
   const app = Fastify({
     loggerInstance: logger,
