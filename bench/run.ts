@@ -140,18 +140,28 @@ interface MemorySample {
   heap_total: number | null;
   /** Memory of C++ objects bound to JS objects, Buffers included (`external`). */
   external: number | null;
+  /** Requests the service has answered since it started (/metrics), and MB of log it has written to its stdout by then. */
+  requests: number | null;
+  log_written: number | null;
 }
 
 /** Process metrics of the service's /metrics (prom-client's defaults), MB. */
-async function heapFromMetrics(serviceUrl: string): Promise<Pick<MemorySample, 'heap_used' | 'heap_total' | 'external'>> {
-  const none = { heap_used: null, heap_total: null, external: null };
+async function heapFromMetrics(serviceUrl: string): Promise<Pick<MemorySample, 'heap_used' | 'heap_total' | 'external' | 'requests'>> {
+  const none = { heap_used: null, heap_total: null, external: null, requests: null };
   try {
     const text = await (await fetch(`${serviceUrl}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
     const read = (name: string): number | null => {
       const match = new RegExp(`^invoicing_${name} (\\S+)$`, 'm').exec(text);
       return match ? Math.round((Number(match[1]) / 1048576) * 10) / 10 : null;
     };
-    return { heap_used: read('nodejs_heap_size_used_bytes'), heap_total: read('nodejs_heap_size_total_bytes'), external: read('nodejs_external_memory_bytes') };
+    let requests = 0;
+    for (const m of text.matchAll(/^invoicing_http_requests_total\{[^}]*\} (\S+)$/gm)) requests += Number(m[1]);
+    return {
+      heap_used: read('nodejs_heap_size_used_bytes'),
+      heap_total: read('nodejs_heap_size_total_bytes'),
+      external: read('nodejs_external_memory_bytes'),
+      requests,
+    };
   } catch {
     return none;
   }
@@ -242,11 +252,14 @@ function markdownTable(rows: Row[]): string {
 function memoryTable(scenario: string, samples: MemorySample[]): string {
   const mb = (v: number | null): string => (v === null ? '–' : String(v));
   return [
-    `Memory of the service during ${scenario} (MB; RSS split by the kernel, heap and external from /metrics):`,
+    `Memory of the service during ${scenario} (MB; RSS split by the kernel, heap and external from /metrics; the service's stdout log, MB written so far):`,
     '',
-    '| s | RSS | anon | file | heap used | heap total | external |',
-    '|---:|---:|---:|---:|---:|---:|---:|',
-    ...samples.map((s) => `| ${s.at_s} | ${mb(s.rss)} | ${mb(s.rss_anon)} | ${mb(s.rss_file)} | ${mb(s.heap_used)} | ${mb(s.heap_total)} | ${mb(s.external)} |`),
+    '| s | RSS | anon | file | heap used | heap total | external | requests answered | log written |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...samples.map(
+      (s) =>
+        `| ${s.at_s} | ${mb(s.rss)} | ${mb(s.rss_anon)} | ${mb(s.rss_file)} | ${mb(s.heap_used)} | ${mb(s.heap_total)} | ${mb(s.external)} | ${mb(s.requests)} | ${mb(s.log_written)} |`,
+    ),
     '',
   ].join('\n');
 }
@@ -329,9 +342,11 @@ async function main(): Promise<void> {
           const resident = residentMb(service.pid);
           if (resident !== null) rssSamples.push(resident.rss);
           const at = Math.round((Date.now() - startedAt) / 1000);
-          void heapFromMetrics(serviceUrl).then((heap) =>
-            memorySamples.push({ at_s: at, rss: resident?.rss ?? null, rss_anon: resident?.anon ?? null, rss_file: resident?.file ?? null, ...heap }),
-          );
+          void heapFromMetrics(serviceUrl).then((heap) => {
+            // Read after the request count: a line still to be written shows as log short of requests.
+            const logWritten = fs.existsSync(serviceLog) ? Math.round((fs.statSync(serviceLog).size / 1048576) * 10) / 10 : null;
+            memorySamples.push({ at_s: at, rss: resident?.rss ?? null, rss_anon: resident?.anon ?? null, rss_file: resident?.file ?? null, ...heap, log_written: logWritten });
+          });
         }, SAMPLE_SEC * 1000),
       );
       for (const sec of HEAPSNAPSHOT_AT) timers.push(setTimeout(() => service.kill('SIGUSR2'), sec * 1000));
