@@ -294,7 +294,8 @@ async function main(): Promise<void> {
   const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const service = startProcess(process.execPath, [...nodeArgs, serverEntry], serviceEnv, serviceLog);
   const serviceUrl = `http://127.0.0.1:${servicePort}`;
-  await waitForHealthy(`${serviceUrl}/healthz`, service, serviceLog);
+  // Two minutes: on a machine shared with other benches and test runs, starting takes more than 30 s.
+  await waitForHealthy(`${serviceUrl}/healthz`, service, serviceLog, 120_000);
 
   // The baseline answers exactly what the service answers for one document (GET detail).
   const templateId = await ensureTemplate({ serviceUrl, apiKey: BENCH_KEY, sellerInn: BENCH_INN });
@@ -317,7 +318,7 @@ async function main(): Promise<void> {
     baselineLog,
   );
   const baselineUrl = `http://127.0.0.1:${baselinePort}`;
-  await waitForHealthy(`${baselineUrl}/`, baseline, baselineLog);
+  await waitForHealthy(`${baselineUrl}/`, baseline, baselineLog, 120_000);
 
   const ctx: BenchContext = { serviceUrl, baselineUrl, apiKey: BENCH_KEY, sellerInn: BENCH_INN, databaseUrl, teamId: 'bench' };
   const selected = scenarios.filter((s) => (ONLY ? ONLY.includes(s.name) : !s.onlyWhenNamed));
