@@ -86,6 +86,23 @@ export function rssMb(pid: number | undefined): number | null {
   }
 }
 
+/**
+ * A process's resident memory split as the kernel counts it, in MB, from /proc: `anon` is the
+ * heap, native allocations and stacks; `file` is mapped files (code, shared libraries, and any
+ * database file the process maps). Null where there is no such process.
+ */
+export function residentMb(pid: number | undefined): { rss: number; anon: number; file: number } | null {
+  if (pid === undefined) return null;
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
+    const [rss, anon, file] = [kb('VmRSS'), kb('RssAnon'), kb('RssFile')].map((v) => Math.round(v / 1024));
+    return Number.isFinite(rss) ? { rss: rss as number, anon: anon as number, file: file as number } : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux). */
 const CLK_TCK = 100;
 

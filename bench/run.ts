@@ -21,7 +21,19 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { hostileScenarios } from './hostile-scenarios.js';
 import { ensureTemplate, listScenarios } from './list-scenarios.js';
-import { cpuMs, freePort, gitCommit, killProcesses, REPO_ROOT, RESULTS_DIR, rssMb, startProcess, stopProcesses, waitForHealthy } from './processes.js';
+import {
+  cpuMs,
+  freePort,
+  gitCommit,
+  killProcesses,
+  REPO_ROOT,
+  RESULTS_DIR,
+  residentMb,
+  rssMb,
+  startProcess,
+  stopProcesses,
+  waitForHealthy,
+} from './processes.js';
 import { runScaleOut } from './scale-out.js';
 
 /** dist/bench/run.js or bench/run.ts: the repository is two levels or one level up. */
@@ -31,6 +43,22 @@ const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 50);
 const WARMUP_SEC = Math.min(2, DURATION_SEC);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((s) => s.trim()).filter(Boolean);
+/** Seconds between the service's memory samples during a scenario. */
+const SAMPLE_SEC = positiveInt('BENCH_SAMPLE_SEC', 30);
+/**
+ * BENCH_HEAPSNAPSHOT_AT=120,540: at these seconds of each service scenario, SIGUSR2 to the
+ * service, which writes a heap snapshot when started with
+ * BENCH_SERVICE_NODE_ARGS="--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=/tmp/snap". Writing
+ * one stops the service for a few seconds: the scenario's figures then measure less.
+ */
+const HEAPSNAPSHOT_AT = (process.env.BENCH_HEAPSNAPSHOT_AT ?? '')
+  .split(',')
+  .filter((s) => s.trim() !== '')
+  .map((s) => {
+    const sec = Number(s);
+    if (!Number.isInteger(sec) || sec < 1) throw new Error(`BENCH_HEAPSNAPSHOT_AT must list positive integers (got ${JSON.stringify(s)})`);
+    return sec;
+  });
 
 const BENCH_KEY = 'ak_bench_0000000000000000000000000001';
 const BENCH_INN = '7707083893';
@@ -93,8 +121,50 @@ interface Row {
   /** The service's resident memory before and after the scenario, MB (null for the baseline). */
   rss_start_mb: number | null;
   rss_end_mb: number | null;
-  /** The service's RSS (MB) every 30 s during the scenario: whether memory levels off (a soak). */
+  /** The service's RSS (MB) every BENCH_SAMPLE_SEC (30 s) during the scenario: whether memory levels off (a soak). */
   rss_samples_mb?: number[];
+  /** The same samples in detail: what the RSS is made of (kernel's split; V8 heap and external memory from /metrics). */
+  memory_samples?: MemorySample[];
+}
+
+/** One sample of the service's memory, MB (null where it could not be read). */
+interface MemorySample {
+  /** Seconds since the scenario's measurement began. */
+  at_s: number;
+  rss: number | null;
+  /** Anonymous memory (V8 heap, native allocations) and mapped files (code, libraries). */
+  rss_anon: number | null;
+  rss_file: number | null;
+  /** V8 heap: used by live and not yet collected objects, and reserved (`process.memoryUsage()` heapUsed, heapTotal). */
+  heap_used: number | null;
+  heap_total: number | null;
+  /** Memory of C++ objects bound to JS objects, Buffers included (`external`). */
+  external: number | null;
+  /** Requests the service has answered since it started (/metrics), and MB of log it has written to its stdout by then. */
+  requests: number | null;
+  log_written: number | null;
+}
+
+/** Process metrics of the service's /metrics (prom-client's defaults), MB. */
+async function heapFromMetrics(serviceUrl: string): Promise<Pick<MemorySample, 'heap_used' | 'heap_total' | 'external' | 'requests'>> {
+  const none = { heap_used: null, heap_total: null, external: null, requests: null };
+  try {
+    const text = await (await fetch(`${serviceUrl}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+    const read = (name: string): number | null => {
+      const match = new RegExp(`^invoicing_${name} (\\S+)$`, 'm').exec(text);
+      return match ? Math.round((Number(match[1]) / 1048576) * 10) / 10 : null;
+    };
+    let requests = 0;
+    for (const m of text.matchAll(/^invoicing_http_requests_total\{[^}]*\} (\S+)$/gm)) requests += Number(m[1]);
+    return {
+      heap_used: read('nodejs_heap_size_used_bytes'),
+      heap_total: read('nodejs_heap_size_total_bytes'),
+      external: read('nodejs_external_memory_bytes'),
+      requests,
+    };
+  } catch {
+    return none;
+  }
 }
 
 function positiveInt(name: string, fallback: number): number {
@@ -179,6 +249,21 @@ function markdownTable(rows: Row[]): string {
   return lines.join('\n');
 }
 
+function memoryTable(scenario: string, samples: MemorySample[]): string {
+  const mb = (v: number | null): string => (v === null ? '–' : String(v));
+  return [
+    `Memory of the service during ${scenario} (MB; RSS split by the kernel, heap and external from /metrics; the service's stdout log, MB written so far):`,
+    '',
+    '| s | RSS | anon | file | heap used | heap total | external | requests answered | log written |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...samples.map(
+      (s) =>
+        `| ${s.at_s} | ${mb(s.rss)} | ${mb(s.rss_anon)} | ${mb(s.rss_file)} | ${mb(s.heap_used)} | ${mb(s.heap_total)} | ${mb(s.external)} | ${mb(s.requests)} | ${mb(s.log_written)} |`,
+    ),
+    '',
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
   // BENCH_TOPOLOGY=two-nodes: two API nodes and a worker on PostgreSQL + Redis (bench/scale-out.ts).
   if (process.env.BENCH_TOPOLOGY === 'two-nodes') return runScaleOut();
@@ -209,7 +294,8 @@ async function main(): Promise<void> {
   const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const service = startProcess(process.execPath, [...nodeArgs, serverEntry], serviceEnv, serviceLog);
   const serviceUrl = `http://127.0.0.1:${servicePort}`;
-  await waitForHealthy(`${serviceUrl}/healthz`, service, serviceLog);
+  // Two minutes: on a machine shared with other benches and test runs, starting takes more than 30 s.
+  await waitForHealthy(`${serviceUrl}/healthz`, service, serviceLog, 120_000);
 
   // The baseline answers exactly what the service answers for one document (GET detail).
   const templateId = await ensureTemplate({ serviceUrl, apiKey: BENCH_KEY, sellerInn: BENCH_INN });
@@ -232,7 +318,7 @@ async function main(): Promise<void> {
     baselineLog,
   );
   const baselineUrl = `http://127.0.0.1:${baselinePort}`;
-  await waitForHealthy(`${baselineUrl}/`, baseline, baselineLog);
+  await waitForHealthy(`${baselineUrl}/`, baseline, baselineLog, 120_000);
 
   const ctx: BenchContext = { serviceUrl, baselineUrl, apiKey: BENCH_KEY, sellerInn: BENCH_INN, databaseUrl, teamId: 'bench' };
   const selected = scenarios.filter((s) => (ONLY ? ONLY.includes(s.name) : !s.onlyWhenNamed));
@@ -248,15 +334,26 @@ async function main(): Promise<void> {
     const rssStart = scenario.target === 'service' ? rssMb(service.pid) : null;
     const cpuStart = scenario.target === 'service' ? cpuMs(service.pid) : null;
     const rssSamples: number[] = [];
-    const sampler =
-      scenario.target === 'service'
-        ? setInterval(() => {
-            const mb = rssMb(service.pid);
-            if (mb !== null) rssSamples.push(mb);
-          }, 30_000)
-        : null;
+    const memorySamples: MemorySample[] = [];
+    const startedAt = Date.now();
+    const timers: NodeJS.Timeout[] = [];
+    if (scenario.target === 'service') {
+      timers.push(
+        setInterval(() => {
+          const resident = residentMb(service.pid);
+          if (resident !== null) rssSamples.push(resident.rss);
+          const at = Math.round((Date.now() - startedAt) / 1000);
+          void heapFromMetrics(serviceUrl).then((heap) => {
+            // Read after the request count: a line still to be written shows as log short of requests.
+            const logWritten = fs.existsSync(serviceLog) ? Math.round((fs.statSync(serviceLog).size / 1048576) * 10) / 10 : null;
+            memorySamples.push({ at_s: at, rss: resident?.rss ?? null, rss_anon: resident?.anon ?? null, rss_file: resident?.file ?? null, ...heap, log_written: logWritten });
+          });
+        }, SAMPLE_SEC * 1000),
+      );
+      for (const sec of HEAPSNAPSHOT_AT) timers.push(setTimeout(() => service.kill('SIGUSR2'), sec * 1000));
+    }
     const result = await measure(url, scenario, scenario.durationSec ?? DURATION_SEC).finally(() => {
-      if (sampler) clearInterval(sampler);
+      for (const timer of timers) clearTimeout(timer);
     });
     const cpuEnd = scenario.target === 'service' ? cpuMs(service.pid) : null;
     const rssEnd = scenario.target === 'service' ? rssMb(service.pid) : null;
@@ -276,6 +373,7 @@ async function main(): Promise<void> {
       rss_start_mb: rssStart,
       rss_end_mb: rssEnd,
       ...(rssSamples.length > 0 ? { rss_samples_mb: rssSamples } : {}),
+      ...(memorySamples.length > 0 ? { memory_samples: memorySamples.sort((a, b) => a.at_s - b.at_s) } : {}),
     });
     process.stdout.write(`  ${scenario.name}: ${Math.round(result.requests.average)} req/s\n`);
   }
@@ -315,7 +413,8 @@ async function main(): Promise<void> {
     '',
     table,
     '',
-    ...rows.filter((r) => r.rss_samples_mb).map((r) => `RSS of the service every 30 s during ${r.scenario} (MB): ${r.rss_samples_mb?.join(', ')}\n`),
+    ...rows.filter((r) => r.rss_samples_mb).map((r) => `RSS of the service every ${SAMPLE_SEC} s during ${r.scenario} (MB): ${r.rss_samples_mb?.join(', ')}\n`),
+    ...rows.filter((r) => r.memory_samples).map((r) => memoryTable(r.scenario, r.memory_samples ?? [])),
   ].join('\n');
   fs.writeFileSync(path.join(RESULTS_DIR, `${stamp}.md`), markdown);
   fs.writeFileSync(path.join(RESULTS_DIR, `${stamp}.json`), `${JSON.stringify({ meta, results: rows }, null, 2)}\n`);

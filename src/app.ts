@@ -12,7 +12,7 @@ import { registerInputGuard, registerJsonParser } from './http/input-guard.js';
 import { registerSchemaBounds } from './shared/schema-bounds.js';
 import { MAX_PARAM_LENGTH, onFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { authHook } from './http/auth.js';
-import { createUrlRedactor, lazyChildLogger, loggerOptions, RequestLogController } from './http/logging.js';
+import { createUrlRedactor, lazyChildLogger, logDestination, loggerOptions, RequestLogController } from './http/logging.js';
 import { helmetHeaders, registerStaticHeaders } from './http/security-headers.js';
 import { createMetrics, registerRequestMetrics } from './http/metrics.js';
 import { trackRoutesForMethodNotAllowed } from './http/method-not-allowed.js';
@@ -111,7 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const clock = deps.clock ?? systemClock;
   // Share and portal tokens travel in the path under these bases: the logs redact them.
   const tokenPaths = [basePath(config.shareUrl), basePath(config.portalUrl)];
-  const logStream = deps.logStream ?? pino.destination(1);
+  const logStream = deps.logStream ?? logDestination();
   const logger = pino(loggerOptions(config.logLevel, tokenPaths), logStream);
 
   const app = Fastify({

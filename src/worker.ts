@@ -7,7 +7,7 @@ import pino from 'pino';
 import type { Config } from './config/config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
-import { loggerOptions } from './http/logging.js';
+import { logDestination, loggerOptions } from './http/logging.js';
 import { documentStatusPort, InvoiceService } from './modules/invoices/index.js';
 import { createEdo } from './modules/edo/index.js';
 import { createNotifications } from './modules/notifications/index.js';
@@ -20,7 +20,7 @@ import { resolveServiceSecret } from './runtime.js';
 import { systemClock } from './shared/clock.js';
 
 export async function runWorker(config: Config): Promise<void> {
-  const logger = pino(loggerOptions(config.logLevel));
+  const logger = pino(loggerOptions(config.logLevel), logDestination());
   const database = openDatabase(config.database);
   await migrateToLatest(database.db);
   const secret = await resolveServiceSecret(database, config);
