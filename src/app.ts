@@ -13,7 +13,7 @@ import { registerSchemaBounds } from './shared/schema-bounds.js';
 import { MAX_PARAM_LENGTH, onFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { authHook } from './http/auth.js';
 import { createUrlRedactor, lazyChildLogger, logDestination, loggerOptions, RequestLogController } from './http/logging.js';
-import { helmetHeaders, registerStaticHeaders } from './http/security-headers.js';
+import { helmetHeaders, staticHeaders } from './http/security-headers.js';
 import { createMetrics, registerRequestMetrics } from './http/metrics.js';
 import { trackRoutesForMethodNotAllowed } from './http/method-not-allowed.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -147,17 +147,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   app.server.maxConnections = config.limits.maxConnections;
   registerErrorHandling(app);
-  // While the server closes (SIGTERM), requests still arriving on open connections get the
-  // spec's error shape instead of Fastify's own 503 body.
+  // Set when the server starts closing (SIGTERM): see the first onRequest hook below.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
-  });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (closing) {
-      reply.header('connection', 'close');
-      throw new ApiError('shutting_down', { details: 'the server is shutting down; retry on another instance', retry_after_sec: 1 }, { 'retry-after': '1' });
-    }
   });
   registerInputGuard(app);
   registerJsonParser(app);
@@ -171,13 +164,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // CORS: only the service's own origin (its docs page) may read responses in a browser; the
   // API is for servers (ERPs, CRMs, shops), so no other origin is granted (docs/security.md).
   const allowedOrigin = new URL(config.publicUrl).origin;
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('X-Request-Id', request.id);
-    reply.header('Access-Control-Allow-Origin', allowedOrigin);
-  });
   // Helmet's headers, computed once with its options (src/http/security-headers.ts).
-  registerStaticHeaders(
-    app,
+  const securityHeaders = staticHeaders(
     await helmetHeaders({
       // JSON API: nothing may be framed or loaded; the docs and the share and portal pages set their own CSP.
       contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
@@ -185,6 +173,21 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       hsts: { maxAge: 15552000, includeSubDomains: true },
     }),
   );
+  // The first hook of every request, in one synchronous call (issue 12; it was three hooks):
+  // while the server closes (SIGTERM), requests still arriving on open connections get the
+  // spec's error shape instead of Fastify's own 503 body; else the request id, CORS and
+  // security headers, in that order.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (closing) {
+      reply.header('connection', 'close');
+      done(new ApiError('shutting_down', { details: 'the server is shutting down; retry on another instance', retry_after_sec: 1 }, { 'retry-after': '1' }));
+      return;
+    }
+    reply.header('X-Request-Id', request.id);
+    reply.header('Access-Control-Allow-Origin', allowedOrigin);
+    reply.headers(securityHeaders);
+    done();
+  });
 
   const limiter = createRateLimitHooks({
     store: deps.rateLimitStore,

@@ -7,7 +7,7 @@
  * object per request. Pages that need their own CSP still set it on the reply, which wins.
  */
 import helmet, { type FastifyHelmetOptions } from '@fastify/helmet';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify from 'fastify';
 
 /** Headers Fastify (or Node) writes itself, not helmet's. */
 const NOT_HELMET = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
@@ -28,11 +28,7 @@ export async function helmetHeaders(options: FastifyHelmetOptions): Promise<Reco
   }
 }
 
-/** Sets `headers` on every response of `app` (in an onRequest hook, as helmet did). */
-export function registerStaticHeaders(app: FastifyInstance, headers: Record<string, string>): void {
-  const frozen = Object.freeze({ ...headers });
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(frozen);
-    done();
-  });
+/** The headers as one frozen object, for `reply.headers()` in the app's first onRequest hook (as helmet set them). */
+export function staticHeaders(headers: Record<string, string>): Readonly<Record<string, string>> {
+  return Object.freeze({ ...headers });
 }
