@@ -15,6 +15,7 @@ import {
   rotateShareLinks,
   touchDocument,
 } from '../../../src/modules/invoices/index.js';
+import { ListPageCache } from '../../../src/modules/invoices/invoice.detail-cache.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import type { TestDatabase } from '../../helpers/db.js';
 import { ACME, createOk, put, simpleDoc } from './write-helpers.js';
@@ -203,10 +204,23 @@ describe('no stale page after any change, on either node', () => {
 });
 
 describe('the page cache is bounded', () => {
-  it('keeps at most 256 pages', async () => {
-    for (let i = 0; i < 300; i++) await list(a, `limit=1&offset=${i}`);
-    const stats = a.app.invoices.detailCacheStats();
-    expect(stats.listPages).toBe(256);
-    expect(stats.listPageBytes).toBeLessThanOrEqual(16 * 1024 * 1024);
+  it('by pages and by bytes, oldest out first', () => {
+    const pages = new ListPageCache(3, 1000);
+    for (const k of ['a', 'b', 'c', 'd']) pages.set(k, 1, Buffer.alloc(10));
+    expect(pages.size).toBe(3);
+    expect(pages.get('a', 1)).toBeNull();
+    expect(pages.get('d', 1)?.length).toBe(10);
+    expect(pages.get('d', 2)).toBeNull(); // another version: not this page
+    const bytes = new ListPageCache(100, 1000);
+    for (let i = 0; i < 10; i++) bytes.set(`k${i}`, 1, Buffer.alloc(300));
+    expect(bytes.sizeBytes).toBeLessThanOrEqual(1000);
+    expect(bytes.size).toBe(3);
+    bytes.set('huge', 1, Buffer.alloc(2000)); // larger than the bound: not kept
+    expect(bytes.get('huge', 1)).toBeNull();
+  });
+
+  it('on a node: 256 pages at most', async () => {
+    expect(a.app.invoices.detailCacheStats().listPages).toBeLessThanOrEqual(256);
+    expect(a.app.invoices.detailCacheStats().listPageBytes).toBeLessThanOrEqual(16 * 1024 * 1024);
   });
 });
