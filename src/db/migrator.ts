@@ -12,6 +12,7 @@ import * as edo from './migrations/2026-11-26T0100_edo.js';
 import * as linkEpoch from './migrations/2026-11-26T1000_link_epoch.js';
 import * as eventsWebhooks from './migrations/2026-11-26T1200_events_webhooks.js';
 import * as teamDocumentCounts from './migrations/2026-11-26T1300_team_document_counts.js';
+import * as idempotencySweep from './migrations/2026-11-26T1400_idempotency_sweep.js';
 
 const migrations: Record<string, Migration> = {
   '2026-11-25T2200_spine': spine,
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26T1000_link_epoch': linkEpoch,
   '2026-11-26T1200_events_webhooks': eventsWebhooks,
   '2026-11-26T1300_team_document_counts': teamDocumentCounts,
+  '2026-11-26T1400_idempotency_sweep': idempotencySweep,
 };
 
 class StaticProvider implements MigrationProvider {
