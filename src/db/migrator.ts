@@ -14,6 +14,7 @@ import * as eventsWebhooks from './migrations/2026-11-26T1200_events_webhooks.js
 import * as teamDocumentCounts from './migrations/2026-11-26T1300_team_document_counts.js';
 import * as listVersions from './migrations/2026-11-26T1400_list_versions.js';
 import * as catalogVersion from './migrations/2026-11-26T1410_catalog_version.js';
+import * as idempotencySweep from './migrations/2026-11-26T1420_idempotency_sweep.js';
 
 const migrations: Record<string, Migration> = {
   '2026-11-25T2200_spine': spine,
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26T1300_team_document_counts': teamDocumentCounts,
   '2026-11-26T1400_list_versions': listVersions,
   '2026-11-26T1410_catalog_version': catalogVersion,
+  '2026-11-26T1420_idempotency_sweep': idempotencySweep,
 };
 
 class StaticProvider implements MigrationProvider {

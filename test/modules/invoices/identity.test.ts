@@ -4,6 +4,8 @@ import { requestHash } from '../../../src/shared/request-hash.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { BETA_KEY } from '../../helpers/fixtures.js';
+import { usingPostgres } from '../../helpers/db.js';
+import { sql } from 'kysely';
 import { BETA_ORG_INN, ORG2_INN, countRows, createOk, get, post, put, simpleDoc } from './write-helpers.js';
 
 const betaDoc = (number: string, extra: Record<string, unknown> = {}) => simpleDoc(number, { seller: { inn: BETA_ORG_INN }, ...extra });
@@ -105,6 +107,27 @@ describe('document identity: public_id and Idempotency-Key', () => {
       expect(replay.headers['idempotent-replayed']).toBe('true');
       expect(replay.payload).toBe(first.payload);
       expect(replay.headers.etag).toBe(first.headers.etag);
+    });
+
+    it('sweeps the team’s expired keys on a keyed create, through an index that visits only the expired ones', async () => {
+      const old = new Date(Date.now() - 2 * 86_400_000).toISOString();
+      const expired = { request_hash: '0'.repeat(64), state: 'done' as const, response_status: 200, response_body: '{}', created_at: old, expires_at: old };
+      await t.db.db
+        .insertInto('idempotency_keys')
+        .values([
+          { team_id: 'acme', idem_key: 'key-expired-acme', ...expired },
+          { team_id: 'beta', idem_key: 'key-expired-beta', ...expired },
+        ])
+        .execute();
+      await createOk(t, { invoice: simpleDoc('idem-sweep') }, { 'idempotency-key': 'key-sweep' });
+      const left = await t.db.db.selectFrom('idempotency_keys').select(['team_id', 'idem_key']).where('idem_key', 'like', 'key-expired-%').orderBy('team_id').execute();
+      // Only the creating team's keys are swept.
+      expect(left).toEqual([{ team_id: 'beta', idem_key: 'key-expired-beta' }]);
+      if (!usingPostgres()) {
+        // Not the primary key (team_id, idem_key): that walked every key of the team, reading each stored response.
+        const plan = await sql<{ detail: string }>`explain query plan delete from idempotency_keys where team_id = ${'acme'} and expires_at < ${old}`.execute(t.db.db);
+        expect(plan.rows.map((r) => r.detail).join(' ')).toContain('idempotency_keys_team_expires_idx (team_id=? AND expires_at<?)');
+      }
     });
 
     it('refuses the same key with another body: 409 idempotency_key_reused', async () => {
