@@ -18,6 +18,7 @@ import { createNotifications, type NotificationsDeps } from '../../src/modules/n
 import { createWebhooks, type WebhooksDeps } from '../../src/modules/webhooks/index.js';
 import { applyBootstrap, parseBootstrap } from '../../src/modules/teams/bootstrap.js';
 import { systemClock } from '../../src/shared/clock.js';
+import { openDatabase } from '../../src/db/database.js';
 import { createTestDb, type TestDatabase } from './db.js';
 import { bootstrapFixture } from './fixtures.js';
 import { SpecValidator } from './openapi.js';
@@ -129,6 +130,38 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       if (!options.rateLimitStore) await store.close();
       if (!options.db) await db.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Three apps on ONE database, as three nodes sharing it: `a` (with its own fresh database) and
+ * `b` keep their caches, `rebuild` has them off (`INVOICING_DETAIL_CACHE_SIZE=0`), so every
+ * answer it gives is built afresh. For the tests that a cached answer equals a rebuild and that
+ * a change on one node shows on the next read of every node.
+ */
+export interface ThreeNodes {
+  a: TestApp;
+  b: TestApp;
+  rebuild: TestApp;
+  close(): Promise<void>;
+}
+
+export async function threeNodesOnOneDatabase(): Promise<ThreeNodes> {
+  const a = await buildTestApp();
+  const node = (): TestDatabase => ({ ...openDatabase(a.db.target), target: a.db.target, url: a.db.url, drop: async () => undefined });
+  const b = await buildTestApp({ db: node(), bootstrap: null });
+  const rebuild = await buildTestApp({ db: node(), bootstrap: null, env: { INVOICING_DETAIL_CACHE_SIZE: '0' } });
+  return {
+    a,
+    b,
+    rebuild,
+    async close() {
+      for (const t of [rebuild, b]) {
+        await t.close();
+        await t.db.close();
+      }
+      await a.close();
     },
   };
 }

@@ -7,7 +7,6 @@
  * date ranges from the per-month counters.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../src/db/database.js';
 import {
   documentStatusPort,
   markDocumentViewed,
@@ -16,31 +15,22 @@ import {
   touchDocument,
 } from '../../../src/modules/invoices/index.js';
 import { ListPageCache } from '../../../src/modules/invoices/invoice.detail-cache.js';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
-import type { TestDatabase } from '../../helpers/db.js';
+import { threeNodesOnOneDatabase, type TestApp, type ThreeNodes } from '../../helpers/app.js';
 import { ACME, createOk, put, simpleDoc } from './write-helpers.js';
 
 let a: TestApp; // caches pages
 let b: TestApp; // a second node on the same database, caches pages too
 let rebuild: TestApp; // caches off: every page built afresh
 
-function secondNode(db: TestDatabase): TestDatabase {
-  const handle = openDatabase(db.target);
-  return { ...handle, target: db.target, url: db.url, drop: async () => undefined };
-}
+let nodes: ThreeNodes;
 
 beforeAll(async () => {
-  a = await buildTestApp();
-  b = await buildTestApp({ db: secondNode(a.db), bootstrap: null });
-  rebuild = await buildTestApp({ db: secondNode(a.db), bootstrap: null, env: { INVOICING_DETAIL_CACHE_SIZE: '0' } });
+  nodes = await threeNodesOnOneDatabase();
+  ({ a, b, rebuild } = nodes);
 });
 
 afterAll(async () => {
-  for (const t of [rebuild, b]) {
-    await t?.close();
-    await t?.db.close();
-  }
-  await a?.close();
+  await nodes?.close();
 });
 
 async function list(t: TestApp, query: string): Promise<string> {

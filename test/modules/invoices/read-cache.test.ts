@@ -6,33 +6,23 @@
  * sharing the database (two app instances on one PostgreSQL database or one SQLite file).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../src/db/database.js';
 import { documentStatusPort, markDocumentViewed, markPaymentReported } from '../../../src/modules/invoices/index.js';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
-import type { TestDatabase } from '../../helpers/db.js';
+import { threeNodesOnOneDatabase, type TestApp, type ThreeNodes } from '../../helpers/app.js';
 import { ACME, createOk, put, referenceDoc, simpleDoc } from './write-helpers.js';
 
 let a: TestApp; // caches the detail
 let b: TestApp; // a second node on the same database, cache on
 let rebuild: TestApp; // a third node with the cache off: every GET built afresh
 
-function secondNode(db: TestDatabase): TestDatabase {
-  const handle = openDatabase(db.target);
-  return { ...handle, target: db.target, url: db.url, drop: async () => undefined };
-}
+let nodes: ThreeNodes;
 
 beforeAll(async () => {
-  a = await buildTestApp();
-  b = await buildTestApp({ db: secondNode(a.db), bootstrap: null });
-  rebuild = await buildTestApp({ db: secondNode(a.db), bootstrap: null, env: { INVOICING_DETAIL_CACHE_SIZE: '0' } });
+  nodes = await threeNodesOnOneDatabase();
+  ({ a, b, rebuild } = nodes);
 });
 
 afterAll(async () => {
-  for (const t of [rebuild, b]) {
-    await t?.close();
-    await t?.db.close();
-  }
-  await a?.close();
+  await nodes?.close();
 });
 
 async function getRaw(t: TestApp, id: string): Promise<{ body: string; etag: string; type: string }> {
