@@ -3,9 +3,12 @@
  * run from the repository so modules resolve, configured only through its environment.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
+import { freePort } from '../../bench/processes.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+/** A port that was free a moment ago (listen on 0, read it, close): the bench's own. */
+export { freePort };
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -18,17 +21,6 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, LOG_LEVEL: 'warn', ...env };
 }
 
-/** A port that was free a moment ago (listen on 0, read it, close). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface CliResult {
   code: number | null;

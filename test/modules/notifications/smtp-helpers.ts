@@ -107,13 +107,7 @@ export async function startBrokenServer(mode: 'drop' | 'silent', port = 0): Prom
 }
 
 /** A free loopback port (listened on and released). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+export { freePort } from '../../helpers/process.js';
 
 // --- A small MIME reader (enough for what nodemailer writes) ---------------------------------
 
