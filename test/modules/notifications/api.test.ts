@@ -279,8 +279,10 @@ describe('notifications through the API when the SMTP server is down', () => {
     const silent = await startBrokenServer('silent', port);
     let started = Date.now();
     const slow = await post(t, { invoice: doc('D-1', { api_recipients: recipients('late@buyer.example') }), notify_recipients: true });
+    // At least the request's bound, and well short of SMTP's own default timeouts (5 s and
+    // more): the bound stopped it. The margin is wide so a loaded machine cannot fail it.
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
-    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(Date.now() - started).toBeLessThan(4_500);
     await silent.close();
     expect(slow.statusCode).toBe(207);
     expect(slow.json().notifications.failed).toEqual([
@@ -297,7 +299,8 @@ describe('notifications through the API when the SMTP server is down', () => {
     // Nothing listening at all: refused at once.
     started = Date.now();
     const down = await post(t, { invoice: doc('D-2', { buyer: { name: 'B', email: 'buyer@buyer.example' } }), notify_recipients: true });
-    expect(Date.now() - started).toBeLessThan(2_500);
+    // Refused (code smtp_connection below), not waited for: again short of SMTP's timeouts.
+    expect(Date.now() - started).toBeLessThan(4_500);
     expect(down.statusCode).toBe(207);
     const body = down.json();
     expect(body.notifications).toMatchObject({
