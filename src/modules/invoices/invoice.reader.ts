@@ -139,16 +139,16 @@ export class InvoiceReader {
   }
 
   /**
-   * GET detail as JSON text, `serialize` being the route's response serializer: the same bytes
-   * as `serialize(get(...).body)`, taken from the detail cache when every input read from the
-   * database is what the cached text was built from.
+   * GET detail as JSON (text, or its UTF-8 bytes from the cache), `serialize` being the route's
+   * response serializer: the same bytes as `serialize(get(...).body)`, taken from the detail
+   * cache when every input read from the database is what the cached text was built from.
    */
   async getJson(
     auth: AuthContext,
     publicId: string,
     info: RequestInfo,
     serialize: (body: InvoiceDetail) => string,
-  ): Promise<{ json: string; etag: string }> {
+  ): Promise<{ json: string | Buffer; etag: string }> {
     if (auth.mode === 'demo') {
       const detail = await this.get(auth, publicId, info);
       return { json: serialize(detail.body), etag: detail.etag };
