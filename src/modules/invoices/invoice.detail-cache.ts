@@ -32,9 +32,22 @@ export interface DetailInputs {
   portalExp: string;
 }
 
+/** The inputs of a detail response that come with the request, not from the document's rows. */
+export interface DetailCaller {
+  keyId: number;
+  keyName: string;
+  externalShare: boolean;
+  portalExp: string;
+}
+
 interface Entry {
   inputs: DetailInputs;
   edoJson: string;
+  /**
+   * The team's change counter (team_document_counts.changes, read before the rows) at which
+   * the rows were last read and found equal to `inputs`; null when unknown.
+   */
+  version: number | null;
   /**
    * The JSON around the request host and id as UTF-8 bytes, quotes included: [before host
    * + `"`, `"` + between + `"`, `"` + after id]. Kept as bytes (issue 12, session 5): a hit
@@ -94,11 +107,42 @@ export class DetailCache {
   readonly idMark = `r${randomBytes(16).toString('hex')}`;
   hits = 0;
   misses = 0;
+  /** Hits served by the team's change counter alone, without reading the document (part of `hits`). */
+  versionHits = 0;
 
   constructor(private readonly max: number) {}
 
   get enabled(): boolean {
     return this.max > 0;
+  }
+
+  /**
+   * The cached bytes (and the row they were built from, for the ETag) when the team's change
+   * counter, read in this request before anything else of the document, is the one at which
+   * the entry's rows were last read and found unchanged; null otherwise (the caller then reads
+   * the rows and validates with `lookup`). Every write to the team's documents and share links
+   * moves the counter in its transaction (database triggers, migrations 2026-11-26T1400 and
+   * 2026-11-26T1540), so an equal counter means the row and links are still those. The EDO
+   * state lives in other tables (its outbox moves without touching the document), so an entry
+   * with an EDO state is always validated by reading it. Never timed.
+   */
+  lookupByVersion(teamId: string, publicId: string, version: number, caller: DetailCaller, host: string, requestId: string): { json: Buffer; row: InvoiceRow } | null {
+    if (!this.splices(host, requestId)) return null;
+    const entry = this.entries.get(`${teamId}\u0000${publicId}`);
+    if (
+      entry === undefined ||
+      entry.version !== version ||
+      entry.inputs.edo !== null ||
+      entry.inputs.keyId !== caller.keyId ||
+      entry.inputs.keyName !== caller.keyName ||
+      entry.inputs.externalShare !== caller.externalShare ||
+      entry.inputs.portalExp !== caller.portalExp
+    ) {
+      return null;
+    }
+    this.hits++;
+    this.versionHits++;
+    return { json: compose(entry.parts, host, requestId), row: entry.inputs.row };
   }
 
   /** Whether the request's host and id can be spliced in verbatim (no JSON escaping needed). */
@@ -107,7 +151,7 @@ export class DetailCache {
   }
 
   /** The cached JSON's UTF-8 bytes for these inputs with the request's host and id, or null (not cached, or any input changed). */
-  lookup(inputs: DetailInputs, host: string, requestId: string): Buffer | null {
+  lookup(inputs: DetailInputs, host: string, requestId: string, version: number | null = null): Buffer | null {
     if (!this.splices(host, requestId)) return null;
     const key = `${inputs.row.team_id}\u0000${inputs.row.public_id}`;
     const entry = this.entries.get(key);
@@ -125,6 +169,8 @@ export class DetailCache {
       return null;
     }
     this.hits++;
+    // The rows read after `version` are the entry's: valid at that counter.
+    entry.version = version;
     this.entries.delete(key);
     this.entries.set(key, entry);
     return compose(entry.parts, host, requestId);
@@ -135,7 +181,7 @@ export class DetailCache {
    * id, and returns it with the request's own, as UTF-8 bytes. Null when the marks are not
    * found once each in order (nothing is kept; the caller serializes with the real values).
    */
-  store(inputs: DetailInputs, json: string, host: string, requestId: string): Buffer | null {
+  store(inputs: DetailInputs, json: string, host: string, requestId: string, version: number | null = null): Buffer | null {
     const hostMark = `"${this.hostMark}"`;
     const idMark = `"${this.idMark}"`;
     const h = json.indexOf(hostMark);
@@ -148,7 +194,7 @@ export class DetailCache {
     ];
     const key = `${inputs.row.team_id}\u0000${inputs.row.public_id}`;
     this.entries.delete(key);
-    this.entries.set(key, { inputs, edoJson: JSON.stringify(inputs.edo), parts });
+    this.entries.set(key, { inputs, edoJson: JSON.stringify(inputs.edo), version, parts });
     if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
     return compose(parts, host, requestId);
   }

@@ -126,9 +126,19 @@ export class InvoiceReader {
   }
 
   /** The detail cache's counters (hits, misses, documents kept). */
-  detailCacheStats(): { hits: number; misses: number; size: number; listItemHits: number; listPageHits: number; listPages: number; listPageBytes: number } {
+  detailCacheStats(): {
+    hits: number;
+    versionHits: number;
+    misses: number;
+    size: number;
+    listItemHits: number;
+    listPageHits: number;
+    listPages: number;
+    listPageBytes: number;
+  } {
     return {
       hits: this.detailCache.hits,
+      versionHits: this.detailCache.versionHits,
       misses: this.detailCache.misses,
       size: this.detailCache.size,
       listItemHits: this.listItems.hits,
@@ -153,6 +163,23 @@ export class InvoiceReader {
       const detail = await this.get(auth, publicId, info);
       return { json: serialize(detail.body), etag: detail.etag };
     }
+    const cache = this.detailCache;
+    const now = this.deps.clock.now();
+    const caller = {
+      keyId: auth.keyId,
+      keyName: auth.keyName,
+      externalShare: auth.tariff.external_share,
+      portalExp: `${portalExpiry('view', now)}/${portalExpiry('edit', now)}`,
+    };
+    // The team's change counter FIRST (one indexed read): while it is where it was when the
+    // cached text was last validated, no write has touched the team's documents or links since,
+    // and the document's row, links and EDO state need not be read (issue 12, session 5).
+    let version: number | null = null;
+    if (cache.splices(info.host, info.requestId)) {
+      version = (await repo.listState(this.deps.db, auth.teamId)).version;
+      const fast = cache.lookupByVersion(auth.teamId, publicId, version, caller, info.host, info.requestId);
+      if (fast !== null) return { json: fast.json, etag: etagOf(publicId, fast.row.revision) };
+    }
     // PostgreSQL: one statement for both (one round trip); SQLite: both reads, no round trips.
     const { row, links } = this.onPostgres
       ? await repo.findInvoiceWithLinksPg(this.deps.db, auth.teamId, publicId)
@@ -162,23 +189,13 @@ export class InvoiceReader {
     if (!row) throw notFound(publicId);
     const edo = await this.effects.edoState(this.deps.db, row);
     const etag = etagOf(publicId, row.revision);
-    const cache = this.detailCache;
-    const now = this.deps.clock.now();
-    const inputs: DetailInputs = {
-      row,
-      links,
-      edo,
-      keyId: auth.keyId,
-      keyName: auth.keyName,
-      externalShare: auth.tariff.external_share,
-      portalExp: `${portalExpiry('view', now)}/${portalExpiry('edit', now)}`,
-    };
-    const hit = cache.lookup(inputs, info.host, info.requestId);
+    const inputs: DetailInputs = { row, links, edo, ...caller };
+    const hit = cache.lookup(inputs, info.host, info.requestId, version);
     if (hit !== null) return { json: hit, etag };
     const build = (request: RequestInfo) =>
       serialize(buildInvoiceResponse(row, links, { ...this.viewContext(auth, request, storedNotifications(row), edo), now }));
     if (cache.splices(info.host, info.requestId)) {
-      const json = cache.store(inputs, build({ host: cache.hostMark, requestId: cache.idMark }), info.host, info.requestId);
+      const json = cache.store(inputs, build({ host: cache.hostMark, requestId: cache.idMark }), info.host, info.requestId, version);
       if (json !== null) return { json, etag };
     }
     return { json: build(info), etag };
