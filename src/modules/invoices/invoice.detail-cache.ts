@@ -210,7 +210,8 @@ export class DetailCache {
  * tariff's external-share right equal those it was serialized from.
  */
 export class ListItemCache {
-  private readonly entries = new Map<string, { row: Record<string, unknown>; externalShare: boolean; json: string }>();
+  /** Each item's JSON as UTF-8 bytes: a page is put together from them without encoding text again. */
+  private readonly entries = new Map<string, { row: Record<string, unknown>; externalShare: boolean; json: Buffer }>();
   hits = 0;
   misses = 0;
 
@@ -220,7 +221,7 @@ export class ListItemCache {
     return this.max > 0;
   }
 
-  get(teamId: string, row: Record<string, unknown>, externalShare: boolean): string | null {
+  get(teamId: string, row: Record<string, unknown>, externalShare: boolean): Buffer | null {
     const entry = this.entries.get(`${teamId}\u0000${String(row.public_id)}`);
     if (entry === undefined || entry.externalShare !== externalShare || !sameRow(entry.row as never, row as never)) {
       this.misses++;
@@ -230,7 +231,7 @@ export class ListItemCache {
     return entry.json;
   }
 
-  set(teamId: string, row: Record<string, unknown>, externalShare: boolean, json: string): void {
+  set(teamId: string, row: Record<string, unknown>, externalShare: boolean, json: Buffer): void {
     const key = `${teamId}\u0000${String(row.public_id)}`;
     this.entries.delete(key);
     this.entries.set(key, { row, externalShare, json });

@@ -63,6 +63,8 @@ const LIST_PAGE_BYTES = 16 * 1024 * 1024;
 
 type ListFilters = repo.ListFilters;
 
+const COMMA = Buffer.from(',');
+
 /** The query's checks and its normalized filters (what the page depends on besides the rows). */
 function listFilters(query: ListQuery): ListFilters {
   // The date-time format admits instants Date cannot hold (a leap second :60).
@@ -233,17 +235,23 @@ export class InvoiceReader {
     const total = this.listTotals.get(totalKey, state.version);
     const page = await repo.listInvoices(this.deps.db, auth.teamId, filters, { documents: state.documents, total });
     if (total === undefined) this.listTotals.set(totalKey, state.version, page.total);
-    const body = Buffer.from(this.buildListJson(auth, filters, serialize, page));
+    const built = this.buildListJson(auth, filters, serialize, page);
+    const body = typeof built === 'string' ? Buffer.from(built) : built;
     pages.set(key, state.version, body);
     return body;
   }
 
+  /**
+   * The page's JSON: text, or, when the items come from the list-item cache, UTF-8 bytes put
+   * together from each item's bytes (issue 12, session 5: no 30 KB string joined and encoded
+   * again for every page built).
+   */
   private buildListJson(
     auth: AuthContext,
     filters: ListFilters,
     serialize: ListSerializers,
     page: { rows: repo.InvoiceListRow[]; total: number },
-  ): string {
+  ): string | Buffer {
     const envelopeOf = { ok: true as const, total: page.total, limit: filters.limit, offset: filters.offset };
     const build = (r: repo.InvoiceListRow) => buildListItem(r, this.deps.bases, auth.tariff);
     const cache = this.listItems;
@@ -255,15 +263,19 @@ export class InvoiceReader {
     }
     const teamId = auth.mode === 'live' ? auth.teamId : '';
     const external = auth.tariff.external_share;
-    const items = page.rows.map((r) => {
+    const parts: Buffer[] = [Buffer.from(`${envelope.slice(0, at)}"items":[`)];
+    page.rows.forEach((r, i) => {
       const row = r as unknown as Record<string, unknown>;
-      const hit = cache.get(teamId, row, external);
-      if (hit !== null) return hit;
-      const json = serialize.item(build(r));
-      cache.set(teamId, row, external, json);
-      return json;
+      let item = cache.get(teamId, row, external);
+      if (item === null) {
+        item = Buffer.from(serialize.item(build(r)));
+        cache.set(teamId, row, external, item);
+      }
+      if (i > 0) parts.push(COMMA);
+      parts.push(item);
     });
-    return `${envelope.slice(0, at)}"items":[${items.join(',')}]${envelope.slice(at + slot.length)}`;
+    parts.push(Buffer.from(`]${envelope.slice(at + slot.length)}`));
+    return Buffer.concat(parts);
   }
 
   /** The list's checks and its rows (or the whole demo list). */
