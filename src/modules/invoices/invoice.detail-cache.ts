@@ -128,7 +128,8 @@ export class DetailCache {
    */
   lookupByVersion(teamId: string, publicId: string, version: number, caller: DetailCaller, host: string, requestId: string): { json: Buffer; row: InvoiceRow } | null {
     if (!this.splices(host, requestId)) return null;
-    const entry = this.entries.get(`${teamId}\u0000${publicId}`);
+    const key = `${teamId}\u0000${publicId}`;
+    const entry = this.entries.get(key);
     if (
       entry === undefined ||
       entry.version !== version ||
@@ -142,6 +143,9 @@ export class DetailCache {
     }
     this.hits++;
     this.versionHits++;
+    // Most recently used, as in lookup: a hot document is not the next one evicted.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
     return { json: compose(entry.parts, host, requestId), row: entry.inputs.row };
   }
 
