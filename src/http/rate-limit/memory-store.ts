@@ -48,9 +48,14 @@ export class MemoryStore implements RateLimitStore {
     // Re-read per slot: two rules with the same key and window must share one counter.
     const counts = slots.map((slot) => {
       const current = this.counters.get(slot.id);
-      const count = (current !== undefined && current.expiresAtMs > nowMs ? current.count : 0) + 1;
-      this.counters.set(slot.id, { count, expiresAtMs: slot.endMs });
-      return count;
+      if (current !== undefined && current.expiresAtMs > nowMs) {
+        // Counted in place: no new entry per request (the same count and expiry as a new one).
+        current.count += 1;
+        current.expiresAtMs = slot.endMs;
+        return current.count;
+      }
+      this.counters.set(slot.id, { count: 1, expiresAtMs: slot.endMs });
+      return 1;
     });
     return Promise.resolve(buildConsumeResult(rules, counts, true, nowMs));
   }

@@ -18,7 +18,7 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../shared/errors.js';
 import { formatRateLimit, formatRateLimitPolicy } from './headers.js';
 import type { ConsumeResult, LimitRule, LimitState, RateLimitStore } from './rate-limit.types.js';
-import { apiRules, buildConsumeResult, ipRules, windowOf } from './rules.js';
+import { apiRules, buildConsumeResult, ipRules, windowOf, type RateProfile } from './rules.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -42,6 +42,8 @@ export interface RateLimitHooksOptions {
 
 /** IPs remembered as exhausted at most (cleared when full; a forgotten one is asked of the store). */
 const EXHAUSTED_MAX = 10_000;
+/** Callers whose rules are kept at most (cleared when full). */
+const RULES_MAX = 10_000;
 
 export function createRateLimitHooks(options: RateLimitHooksOptions) {
   const { store, ipRatePerSec, onRefused, log } = options;
@@ -49,6 +51,35 @@ export function createRateLimitHooks(options: RateLimitHooksOptions) {
   const exhausted = new Map<string, number>();
   /** `RateLimit-Policy` texts by the rules' policies, limits and windows. */
   const policyTexts = new Map<string, string>();
+  /**
+   * The rules of a caller, built once (issue 12, session 5: seven rule objects and their key
+   * strings per request were a measurable share of the limiter's cost and of the garbage):
+   * the per-IP rule by IP and limit, the key and team rules by key, team and the tariff's
+   * rates. Rules are never modified (frozen); bounded, cleared when full.
+   */
+  const ipRuleCache = new Map<string, LimitRule>();
+  const apiRuleCache = new Map<string, readonly LimitRule[]>();
+
+  function cachedIpRule(ip: string): LimitRule {
+    let rule = ipRuleCache.get(ip);
+    if (rule === undefined) {
+      rule = Object.freeze((ipRules(ip, ipRatePerSec) as [LimitRule])[0]);
+      if (ipRuleCache.size >= RULES_MAX) ipRuleCache.clear();
+      ipRuleCache.set(ip, rule);
+    }
+    return rule;
+  }
+
+  function cachedApiRules(keyId: number, teamId: string, keyRate: RateProfile, teamRate: RateProfile): readonly LimitRule[] {
+    const id = `${keyId}\u0000${teamId}\u0000${keyRate.per_sec}/${keyRate.per_min}/${keyRate.per_day}\u0000${teamRate.per_sec}/${teamRate.per_min}/${teamRate.per_day}`;
+    let rules = apiRuleCache.get(id);
+    if (rules === undefined) {
+      rules = Object.freeze(apiRules({ keyId: String(keyId), teamId, keyRate, teamRate }).map((rule) => Object.freeze(rule)));
+      if (apiRuleCache.size >= RULES_MAX) apiRuleCache.clear();
+      apiRuleCache.set(id, rules);
+    }
+    return rules;
+  }
 
   function knownExhausted(rule: LimitRule, nowMs: number): boolean {
     const endMs = exhausted.get(rule.key);
@@ -118,7 +149,7 @@ export function createRateLimitHooks(options: RateLimitHooksOptions) {
 
   /** The IP rule, refused at once when this node knows its window is full. */
   function ipRuleOrRefuse(request: FastifyRequest, reply: FastifyReply): LimitRule {
-    const [rule] = ipRules(request.ip, ipRatePerSec) as [LimitRule];
+    const rule = cachedIpRule(request.ip);
     const nowMs = Date.now();
     if (knownExhausted(rule, nowMs)) refuseIfNeeded(request, reply, [rule], buildConsumeResult([rule], [rule.limit], false, nowMs), rule, nowMs);
     return rule;
@@ -151,7 +182,7 @@ export function createRateLimitHooks(options: RateLimitHooksOptions) {
       const auth = request.auth;
       const rules: LimitRule[] = ipRule ? [ipRule] : [];
       if (auth) {
-        for (const rule of apiRules({ keyId: String(auth.keyId), teamId: auth.teamId, keyRate: auth.tariff.key_rate, teamRate: auth.tariff.team_rate })) {
+        for (const rule of cachedApiRules(auth.keyId, auth.teamId, auth.tariff.key_rate, auth.tariff.team_rate)) {
           rules.push(rule);
         }
       }

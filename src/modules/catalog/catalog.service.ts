@@ -56,7 +56,7 @@ export function toCatalogResponse(data: CatalogData, maxOrganizations: number, d
 const CATALOG_CACHE_MAX = 1000;
 
 export class CatalogService {
-  private readonly serialized = new Map<string, { version: string; json: string }>();
+  private readonly serialized = new Map<string, { version: string; json: Buffer }>();
   private hits = 0;
   private misses = 0;
 
@@ -68,14 +68,15 @@ export class CatalogService {
   }
 
   /**
-   * The catalog as JSON text, `serialize` being the route's response serializer. The text is
+   * The catalog as JSON (its UTF-8 bytes when from the cache: sent as they are, not encoded
+   * again per request), `serialize` being the route's response serializer. The text is
    * kept per team under the version it was built from: the team's `catalog_version` (moved on
    * by triggers in every transaction that writes the team's organizations, bank accounts,
    * managers or signers) and the tariff's organization limit, both read from the database in
    * this request with the team row (authentication reads it anyway). Equal version: the text
    * is served with no query at all; any change shows on the very next request, on every node.
    */
-  async getCatalogJson(auth: AuthContext, serialize: (body: CatalogResponse) => string): Promise<string> {
+  async getCatalogJson(auth: AuthContext, serialize: (body: CatalogResponse) => string): Promise<string | Buffer> {
     if (auth.mode === 'demo') return serialize(await this.getCatalog(auth));
     const version = `${auth.team.catalog_version}\u0000${auth.tariff.max_organizations}\u0000${auth.team.created_at}`;
     const hit = this.serialized.get(auth.teamId);
@@ -87,7 +88,7 @@ export class CatalogService {
     // Read after the version: the rows are at least as new as it, so the text is never older
     // than the version it is kept under.
     const data = await loadCatalogData(this.db, auth.teamId);
-    const json = serialize(toCatalogResponse(data, auth.tariff.max_organizations, false));
+    const json = Buffer.from(serialize(toCatalogResponse(data, auth.tariff.max_organizations, false)));
     this.serialized.delete(auth.teamId);
     this.serialized.set(auth.teamId, { version, json });
     if (this.serialized.size > CATALOG_CACHE_MAX) this.serialized.delete(this.serialized.keys().next().value as string);

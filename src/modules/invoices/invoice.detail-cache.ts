@@ -32,11 +32,29 @@ export interface DetailInputs {
   portalExp: string;
 }
 
+/** The inputs of a detail response that come with the request, not from the document's rows. */
+export interface DetailCaller {
+  keyId: number;
+  keyName: string;
+  externalShare: boolean;
+  portalExp: string;
+}
+
 interface Entry {
   inputs: DetailInputs;
   edoJson: string;
-  /** The JSON around the request host and id: [before host, between, after id]. */
-  parts: [string, string, string];
+  /**
+   * The team's change counter (team_document_counts.changes, read before the rows) at which
+   * the rows were last read and found equal to `inputs`; null when unknown.
+   */
+  version: number | null;
+  /**
+   * The JSON around the request host and id as UTF-8 bytes, quotes included: [before host
+   * + `"`, `"` + between + `"`, `"` + after id]. Kept as bytes (issue 12, session 5): a hit
+   * copies ~9 KB into the response instead of encoding a ~9 KB string (mostly Cyrillic) to
+   * UTF-8 and measuring it on every request.
+   */
+  parts: [Buffer, Buffer, Buffer];
 }
 
 /** Strings fast-json-stringify and JSON.stringify both write as `"` + s + `"`. */
@@ -70,8 +88,16 @@ function sameRow(a: InvoiceRow, b: InvoiceRow): boolean {
   return true;
 }
 
-function compose(parts: [string, string, string], host: string, requestId: string): string {
-  return `${parts[0]}"${host}"${parts[1]}"${requestId}"${parts[2]}`;
+/** The response's bytes: the parts with the host and id (PLAIN: ASCII, written as is) between them. */
+function compose(parts: [Buffer, Buffer, Buffer], host: string, requestId: string): Buffer {
+  const [a, b, c] = parts;
+  const out = Buffer.allocUnsafe(a.length + host.length + b.length + requestId.length + c.length);
+  let at = a.copy(out, 0);
+  at += out.write(host, at, 'latin1');
+  at += b.copy(out, at);
+  at += out.write(requestId, at, 'latin1');
+  c.copy(out, at);
+  return out;
 }
 
 export class DetailCache {
@@ -81,6 +107,8 @@ export class DetailCache {
   readonly idMark = `r${randomBytes(16).toString('hex')}`;
   hits = 0;
   misses = 0;
+  /** Hits served by the team's change counter alone, without reading the document (part of `hits`). */
+  versionHits = 0;
 
   constructor(private readonly max: number) {}
 
@@ -88,13 +116,46 @@ export class DetailCache {
     return this.max > 0;
   }
 
+  /**
+   * The cached bytes (and the row they were built from, for the ETag) when the team's change
+   * counter, read in this request before anything else of the document, is the one at which
+   * the entry's rows were last read and found unchanged; null otherwise (the caller then reads
+   * the rows and validates with `lookup`). Every write to the team's documents and share links
+   * moves the counter in its transaction (database triggers, migrations 2026-11-26T1400 and
+   * 2026-11-26T1540), so an equal counter means the row and links are still those. The EDO
+   * state lives in other tables (its outbox moves without touching the document), so an entry
+   * with an EDO state is always validated by reading it. Never timed.
+   */
+  lookupByVersion(teamId: string, publicId: string, version: number, caller: DetailCaller, host: string, requestId: string): { json: Buffer; row: InvoiceRow } | null {
+    if (!this.splices(host, requestId)) return null;
+    const key = `${teamId}\u0000${publicId}`;
+    const entry = this.entries.get(key);
+    if (
+      entry === undefined ||
+      entry.version !== version ||
+      entry.inputs.edo !== null ||
+      entry.inputs.keyId !== caller.keyId ||
+      entry.inputs.keyName !== caller.keyName ||
+      entry.inputs.externalShare !== caller.externalShare ||
+      entry.inputs.portalExp !== caller.portalExp
+    ) {
+      return null;
+    }
+    this.hits++;
+    this.versionHits++;
+    // Most recently used, as in lookup: a hot document is not the next one evicted.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return { json: compose(entry.parts, host, requestId), row: entry.inputs.row };
+  }
+
   /** Whether the request's host and id can be spliced in verbatim (no JSON escaping needed). */
   splices(host: string, requestId: string): boolean {
     return this.enabled && PLAIN.test(host) && PLAIN.test(requestId);
   }
 
-  /** The cached JSON for these inputs with the request's host and id, or null (not cached, or any input changed). */
-  lookup(inputs: DetailInputs, host: string, requestId: string): string | null {
+  /** The cached JSON's UTF-8 bytes for these inputs with the request's host and id, or null (not cached, or any input changed). */
+  lookup(inputs: DetailInputs, host: string, requestId: string, version: number | null = null): Buffer | null {
     if (!this.splices(host, requestId)) return null;
     const key = `${inputs.row.team_id}\u0000${inputs.row.public_id}`;
     const entry = this.entries.get(key);
@@ -112,6 +173,8 @@ export class DetailCache {
       return null;
     }
     this.hits++;
+    // The rows read after `version` are the entry's: valid at that counter.
+    entry.version = version;
     this.entries.delete(key);
     this.entries.set(key, entry);
     return compose(entry.parts, host, requestId);
@@ -119,19 +182,23 @@ export class DetailCache {
 
   /**
    * Keeps `json`, the response serialized with `hostMark` and `idMark` as the request host and
-   * id, and returns it with the request's own. Null when the marks are not found once each in
-   * order (nothing is kept; the caller serializes with the real values).
+   * id, and returns it with the request's own, as UTF-8 bytes. Null when the marks are not
+   * found once each in order (nothing is kept; the caller serializes with the real values).
    */
-  store(inputs: DetailInputs, json: string, host: string, requestId: string): string | null {
+  store(inputs: DetailInputs, json: string, host: string, requestId: string, version: number | null = null): Buffer | null {
     const hostMark = `"${this.hostMark}"`;
     const idMark = `"${this.idMark}"`;
     const h = json.indexOf(hostMark);
     const i = json.indexOf(idMark);
     if (h < 0 || i < h || json.indexOf(hostMark, h + 1) >= 0 || json.indexOf(idMark, i + 1) >= 0) return null;
-    const parts: [string, string, string] = [json.slice(0, h), json.slice(h + hostMark.length, i), json.slice(i + idMark.length)];
+    const parts: [Buffer, Buffer, Buffer] = [
+      Buffer.from(`${json.slice(0, h)}"`),
+      Buffer.from(`"${json.slice(h + hostMark.length, i)}"`),
+      Buffer.from(`"${json.slice(i + idMark.length)}`),
+    ];
     const key = `${inputs.row.team_id}\u0000${inputs.row.public_id}`;
     this.entries.delete(key);
-    this.entries.set(key, { inputs, edoJson: JSON.stringify(inputs.edo), parts });
+    this.entries.set(key, { inputs, edoJson: JSON.stringify(inputs.edo), version, parts });
     if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
     return compose(parts, host, requestId);
   }
@@ -147,7 +214,8 @@ export class DetailCache {
  * tariff's external-share right equal those it was serialized from.
  */
 export class ListItemCache {
-  private readonly entries = new Map<string, { row: Record<string, unknown>; externalShare: boolean; json: string }>();
+  /** Each item's JSON as UTF-8 bytes: a page is put together from them without encoding text again. */
+  private readonly entries = new Map<string, { row: Record<string, unknown>; externalShare: boolean; json: Buffer }>();
   hits = 0;
   misses = 0;
 
@@ -157,7 +225,7 @@ export class ListItemCache {
     return this.max > 0;
   }
 
-  get(teamId: string, row: Record<string, unknown>, externalShare: boolean): string | null {
+  get(teamId: string, row: Record<string, unknown>, externalShare: boolean): Buffer | null {
     const entry = this.entries.get(`${teamId}\u0000${String(row.public_id)}`);
     if (entry === undefined || entry.externalShare !== externalShare || !sameRow(entry.row as never, row as never)) {
       this.misses++;
@@ -167,7 +235,7 @@ export class ListItemCache {
     return entry.json;
   }
 
-  set(teamId: string, row: Record<string, unknown>, externalShare: boolean, json: string): void {
+  set(teamId: string, row: Record<string, unknown>, externalShare: boolean, json: Buffer): void {
     const key = `${teamId}\u0000${String(row.public_id)}`;
     this.entries.delete(key);
     this.entries.set(key, { row, externalShare, json });

@@ -137,7 +137,8 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
       );
       reply.header('ETag', detail.etag);
       reply.header('content-type', 'application/json; charset=utf-8');
-      // The route declares the object it serializes; the text is that object already serialized.
+      // The route declares the object it serializes; the text (or, from the cache, its UTF-8
+      // bytes: Fastify sends a Buffer as it is, with the same headers) is that object serialized.
       return reply.send(detail.json as unknown as InvoiceDetail);
     },
   );

@@ -174,7 +174,7 @@ export class InvoiceService {
     return this.reader.get(auth, publicId, info);
   }
 
-  getJson(auth: AuthContext, publicId: string, info: RequestInfo, serialize: (body: InvoiceDetail) => string): Promise<{ json: string; etag: string }> {
+  getJson(auth: AuthContext, publicId: string, info: RequestInfo, serialize: (body: InvoiceDetail) => string): Promise<{ json: string | Buffer; etag: string }> {
     return this.reader.getJson(auth, publicId, info, serialize);
   }
 

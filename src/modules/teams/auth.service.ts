@@ -8,7 +8,8 @@
 import type { Db } from '../../db/database.js';
 import type { ApiKeyRow, TeamRow } from '../../db/types.js';
 import { ApiError } from '../../shared/errors.js';
-import { hashSecret, safeEqual } from '../../shared/tokens.js';
+import crypto from 'node:crypto';
+import { safeEqual, secretDigest } from '../../shared/tokens.js';
 import { DEFAULT_TARIFF, tariffFromRow, type Tariff } from './tariffs.js';
 import { countActiveKeysBefore, findApiKeyByHash, findTeamAndTariff } from './teams.repository.js';
 
@@ -82,11 +83,15 @@ export class AuthService {
   /** Key lookups under way, by hash: concurrent requests with an expired key share one (single flight). */
   private readonly inflight = new Map<string, Promise<CachedKey>>();
   private lookups = 0;
+  /** SHA-256 of the demo token, computed once: each request hashes its secret once, not three times. */
+  private readonly demoDigest: Buffer;
 
   constructor(
     private readonly db: Db,
-    private readonly demoToken: string,
-  ) {}
+    demoToken: string,
+  ) {
+    this.demoDigest = secretDigest(demoToken);
+  }
 
   async authenticate(creds: PresentedCredentials): Promise<AuthContext> {
     if (creds.source === null || creds.secret === null) {
@@ -101,11 +106,14 @@ export class AuthService {
         'the api_key query parameter is accepted for GET requests only; send the key in the x-api-key or Authorization header',
       );
     }
-    if (safeEqual(creds.secret, this.demoToken)) {
+    // One hash per request: compared in constant time with the demo token's (safeEqual does the
+    // same, hashing both), and in hex the key's lookup hash.
+    const digest = secretDigest(creds.secret);
+    if (crypto.timingSafeEqual(digest, this.demoDigest)) {
       return { mode: 'demo', keyId: 0, keyName: 'demo', teamId: DEMO_TEAM_ID, tariff: DEFAULT_TARIFF, source: creds.source };
     }
 
-    const cached = await this.lookupKey(creds.secret);
+    const cached = await this.lookupKey(digest.toString('hex'));
     const key = cached.key;
     if (!key) throw ApiError.unauthorized('api_key_invalid', 'the API key is not known');
     if (key.active !== 1) throw ApiError.unauthorized('api_key_inactive', 'the API key has been deactivated');
@@ -161,8 +169,8 @@ export class AuthService {
     return this.lookups;
   }
 
-  private lookupKey(secret: string): Promise<CachedKey> | CachedKey {
-    const hash = hashSecret(secret);
+  /** The key by the hex SHA-256 of its secret (hashSecret). */
+  private lookupKey(hash: string): Promise<CachedKey> | CachedKey {
     const hit = this.keys.get(hash);
     if (hit && hit.expiresAt > Date.now()) return hit;
     // One lookup per key at a time: when a hot key's second ends, the requests arriving

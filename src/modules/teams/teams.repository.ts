@@ -69,7 +69,9 @@ export async function findTeamAndTariff(db: Executor, teamId: string): Promise<{
   if (row === undefined) return { team: undefined, tariff: undefined };
   const team: Record<string, unknown> = {};
   const tariff: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(row)) {
+  // for…in rather than Object.entries: read on every request, so no array per column.
+  for (const name in row) {
+    const value = (row as Record<string, unknown>)[name];
     if (name.startsWith('tariff__')) tariff[name.slice(8)] = value;
     else team[name] = value;
   }

@@ -188,6 +188,114 @@ describe('no stale read, on the same node and on another', () => {
   });
 });
 
+describe('no stale read when served by the team\'s change counter alone (no EDO state)', () => {
+  let id: string;
+  let other: string;
+  const versionHits = (t: TestApp) => t.app.invoices.detailCacheStats().versionHits;
+
+  /** The next GET on A and on B (both had it cached), each equal to a full rebuild. */
+  async function both(): Promise<[Record<string, any>, Record<string, any>]> {
+    const [x, y, fresh] = [await getRaw(a, id), await getRaw(b, id), await getRaw(rebuild, id)];
+    expect(withoutRequestId(x.body)).toBe(withoutRequestId(fresh.body));
+    expect(withoutRequestId(y.body)).toBe(withoutRequestId(fresh.body));
+    expect(x.etag).toBe(fresh.etag);
+    expect(y.etag).toBe(fresh.etag);
+    return [JSON.parse(x.body), JSON.parse(y.body)];
+  }
+
+  /** Both nodes serve it again without reading the document (the counter has not moved). */
+  async function servedByCounter(): Promise<void> {
+    const [ha, hb] = [versionHits(a), versionHits(b)];
+    await both();
+    expect(versionHits(a)).toBe(ha + 1);
+    expect(versionHits(b)).toBe(hb + 1);
+  }
+
+  const recipients = [
+    { email: 'anna@buyer.example', name: 'Анна', position: 'Бухгалтер' },
+    { email: 'boss@buyer.example', name: 'Борис' },
+  ];
+
+  beforeAll(async () => {
+    id = (await createOk(a, { ...referenceDoc(), number: 'ctr-1', api_recipients: recipients })).public_id;
+    other = (await createOk(a, simpleDoc('ctr-other'))).public_id;
+    await both();
+    await both();
+  });
+
+  it('is served by the counter, byte for byte what a rebuild answers', async () => {
+    await servedByCounter();
+  });
+
+  it('a PUT on B shows on the next GET of A and of B', async () => {
+    await servedByCounter();
+    const res = await put(b, id, { invoice: { ...referenceDoc(), number: 'ctr-2', api_recipients: recipients } });
+    expect(res.statusCode).toBe(200);
+    for (const body of await both()) expect(body.invoice.number).toBe('ctr-2');
+    await servedByCounter();
+  });
+
+  it('a recipient link changed by SQL alone (no write to the document) shows at once', async () => {
+    await servedByCounter();
+    const before = JSON.stringify((await both())[0]);
+    expect(before).toContain('Анна');
+    await a.db.db.updateTable('share_links').set({ name: 'Алла', position: 'Главный бухгалтер' }).where('public_id', '=', id).where('email', '=', 'anna@buyer.example').execute();
+    // both() compares each node with the node that rebuilds every answer, byte for byte.
+    for (const body of await both()) expect(JSON.stringify(body)).toContain('Главный бухгалтер');
+    await a.db.db.updateTable('share_links').set({ sort_order: 99 }).where('public_id', '=', id).where('email', '=', 'anna@buyer.example').execute();
+    const [moved] = await both();
+    expect(JSON.stringify(moved)).not.toBe(before);
+    await servedByCounter();
+  });
+
+  it('an e-mail outcome, a delivery, viewed and paid show at once', async () => {
+    await servedByCounter();
+    const [before] = await both();
+    await documentStatusPort.storeNotificationOutcome(a.db.db, 'acme', id, before.api.revision, {
+      ...before.notifications,
+      revision: before.api.revision,
+      results: [{ channel: 'email', email: 'anna@buyer.example', status: 'sent', reason: '' }],
+    });
+    for (const body of await both()) expect(body.notifications).not.toEqual(before.notifications);
+    await servedByCounter();
+    await documentStatusPort.onDelivered(a.db.db, 'acme', id);
+    for (const body of await both()) expect(body.status.buyer_status).toBe('sent');
+    await servedByCounter();
+    expect(await markDocumentViewed(b.db.db, 'acme', id, new Date().toISOString())).toBe(true);
+    for (const body of await both()) expect(body.status.buyer_status).toBe('viewed');
+    await servedByCounter();
+    expect(await markPaymentReported(b.db.db, 'acme', id, new Date().toISOString())).toBe(true);
+    for (const body of await both()) expect(body.status.buyer_status).toBe('payment_reported');
+  });
+
+  it('a write to another document of the team: the same answer, validated by reading it, then by the counter again', async () => {
+    await servedByCounter();
+    const [before] = await both();
+    const [ha, hb] = [hits(a), hits(b)];
+    const res = await put(a, other, { invoice: simpleDoc('ctr-other-2') });
+    expect(res.statusCode).toBe(200);
+    const [va, vb] = [versionHits(a), versionHits(b)];
+    const [after] = await both();
+    expect(versionHits(a)).toBe(va);
+    expect(versionHits(b)).toBe(vb);
+    expect(hits(a)).toBe(ha + 1);
+    expect(hits(b)).toBe(hb + 1);
+    expect({ ...after, api: { ...after.api, request_id: '' } }).toEqual({ ...before, api: { ...before.api, request_id: '' } });
+    await servedByCounter();
+  });
+
+  it('a tariff change shows at once', async () => {
+    await servedByCounter();
+    await a.db.db.updateTable('tariffs').set({ external_share: 0 }).where('id', '=', 'basic').execute();
+    try {
+      for (const body of await both()) expect(body.share_gate.external_share_allowed).toBe(false);
+    } finally {
+      await a.db.db.updateTable('tariffs').set({ external_share: 1 }).where('id', '=', 'basic').execute();
+    }
+    for (const body of await both()) expect(body.share_gate.external_share_allowed).toBe(true);
+  });
+});
+
 describe('the catalog', () => {
   const catalog = async (t: TestApp) => {
     const res = await t.call({ method: 'GET', url: '/api/v1/ref/catalog', headers: ACME });

@@ -1,0 +1,92 @@
+// HTTP A/B of read requests, two builds side by side (docs/performance.md, "Session 5: per-request
+// costs, GET, catalog and list tails"). Each build's dist/ (npm run build) runs as its own service
+// process (`node dist/src/server.js`, LOG_LEVEL=info, stdout to a file as in the bench) on its own
+// SQLite file, seeded with the same documents (the bench's template and seeder). Blocks of
+// BLOCK_SEC seconds of autocannon (50 connections) go to one build and one scenario at a time,
+// builds and scenarios interleaved (rotated order), the first round discarded; each block's
+// service CPU is read from /proc/<pid>/stat, so CPU ms per request is the service's own work.
+// Prints per build and scenario the medians of CPU ms/req, req/s and p99.
+// usage: node bench/probes/read-ab.mjs <rootA> [rootB] [scenarios] [blockSec] [blocks] [docs]
+//   scenarios: healthz,catalog,invoice-get,list-first-page,list-date-range,list-search-1pct,list-first-page-uncached
+//   PROBE_NODE_ARGS="--trace-gc" adds node flags to every service; the logs are kept (path printed).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs'; import os from 'node:os'; import path from 'node:path';
+import autocannon from 'autocannon';
+const args = process.argv.slice(2);
+const roots = args[0] && args[1] && !args[1].includes(',') && fs.existsSync(args[1]) ? [args[0], args[1]] : [args[0]];
+const rest = args.slice(roots.length);
+const names = (rest[0] ?? 'healthz,catalog,invoice-get').split(',');
+const BLOCK_SEC = Number(rest[1] ?? 2); const BLOCKS = Number(rest[2] ?? 6); const DOCS = Number(rest[3] ?? 2000);
+const KEY = 'ak_bench_0000000000000000000000000001'; const INN = '7707083893';
+const huge = { per_sec: 2e9, per_min: 2e9, per_day: 2e9 };
+const TICK_MS = 1000 / 100;
+function cpuTicks(pid) { const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return Number(f[11]) + Number(f[12]); }
+async function freePort() { const net = await import('node:net'); return new Promise((r) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => r(p)); }); }); }
+async function start(root) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'read-ab-'));
+  fs.writeFileSync(path.join(dir, 'b.json'), JSON.stringify({
+    tariffs: { bench: { max_organizations: 10, max_api_keys: 10, key_rate: huge, team_rate: huge, emails_per_day: 2_000_000_000, external_share: true } },
+    teams: [{ id: 'bench', name: 'Benchmark team', tariff: 'bench', api_keys: [{ id: 990001, name: 'bench', secret: KEY, active: true }],
+      organizations: [{ id: 'bench-org', name: 'ООО «Ромашка»', inn: INN, kpp: '773601001', edo_id: '2BM-7707083893-2012052808301120', active: true }],
+      bank_accounts: [{ id: 'bench-ba', organization_id: 'bench-org', bank_name: 'ПАО Сбербанк', bik: '044525225', account: '40702810938000000001', corr_account: '30101810400000000225', is_default: true }],
+      managers: [{ id: 'bench-m', name: 'Иван Петров', email: 'ivan@romashka.example' }],
+      signers: [{ id: 'bench-s', organization_id: 'bench-org', name: 'Анна Смирнова', position: 'Генеральный директор', role: 'director' }] }] }));
+  const port = await freePort();
+  const databaseUrl = `sqlite:${path.join(dir, 'db.sqlite')}`;
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl,
+    INVOICING_BOOTSTRAP_FILE: path.join(dir, 'b.json'), INVOICING_DATA_DIR: path.join(dir, 'data'), INVOICING_IN_PROCESS_WORKER: 'false',
+    LOG_LEVEL: 'info', INVOICING_IP_RATE_PER_SEC: '1000000' };
+  const log = fs.openSync(path.join(dir, 'service.log'), 'a');
+  const nodeArgs = (process.env.PROBE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'dist/src/server.js')], { cwd: root, env, stdio: ['ignore', log, log] });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) { try { if ((await fetch(`${url}/healthz`)).ok) break; } catch {} if (i > 600) throw new Error(`${root} did not start (${dir})`); await new Promise((r) => setTimeout(r, 200)); }
+  const { documentBody } = await import(path.join(root, 'dist/bench/list-scenarios.js'));
+  const created = await fetch(`${url}/api/v1/invoices`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify(documentBody(INN, 'TEMPLATE-1')) });
+  const templateId = (await created.json()).public_id;
+  const { loadConfig } = await import(path.join(root, 'dist/src/config/config.js'));
+  const { openDatabase } = await import(path.join(root, 'dist/src/db/database.js'));
+  const { readTemplate, seedDocuments } = await import(path.join(root, 'dist/bench/seed.js'));
+  const handle = openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
+  await seedDocuments(handle.db, { teamId: 'bench', template: await readTemplate(handle.db, 'bench', templateId), count: DOCS, onProgress: () => {} });
+  await handle.close();
+  return { root, dir, child, url, templateId };
+}
+const polar = encodeURIComponent('полярная');
+function requestsOf(name, s) {
+  const h = { 'x-api-key': KEY };
+  const one = (p, headers = h) => ({ path: p, headers });
+  switch (name) {
+    case 'healthz': return { path: '/healthz' };
+    case 'catalog': return one('/api/v1/ref/catalog');
+    case 'invoice-get': return one(`/api/v1/invoices/${s.templateId}`);
+    case 'list-first-page': return one('/api/v1/invoices?limit=50');
+    case 'list-date-range': return one('/api/v1/invoices?date_from=2024-03-01&date_to=2024-03-31');
+    case 'list-search-1pct': return one(`/api/v1/invoices?q=${polar}`);
+    case 'list-first-page-uncached': { let n = 0; return { path: '/api/v1/invoices', headers: h, requests: [{ setupRequest: (r) => { const i = n++; return { ...r, path: `/api/v1/invoices?limit=${45 + (i % 11)}&offset=${i % 37}` }; } }] }; }
+    default: throw new Error(`unknown scenario ${name}`);
+  }
+}
+const services = [];
+for (const r of roots) services.push(await start(r));
+const res = services.map(() => Object.fromEntries(names.map((n) => [n, []])));
+const jobs = []; for (let a = 0; a < services.length; a++) for (const n of names) jobs.push([a, n]);
+for (let b = 0; b < BLOCKS + 1; b++) {
+  for (let j = 0; j < jobs.length; j++) {
+    const [a, n] = jobs[(j + b) % jobs.length]; const s = services[a]; const spec = requestsOf(n, s);
+    const c0 = cpuTicks(s.child.pid);
+    const r = await autocannon({ url: s.url + spec.path, headers: spec.headers, ...(spec.requests ? { requests: spec.requests } : {}), connections: 50, duration: BLOCK_SEC });
+    const ticks = cpuTicks(s.child.pid) - c0;
+    if (r.non2xx > 0 || r.errors > 0) console.error(`${s.root} ${n}: non2xx ${r.non2xx} errors ${r.errors}`);
+    if (b >= 1) res[a][n].push({ cpu: (ticks * TICK_MS) / r.requests.total, rps: r.requests.average, p99: r.latency.p99 });
+  }
+}
+const med = (x) => { const s = [...x].sort((p, q) => p - q); return s[Math.floor(s.length / 2)]; };
+for (let a = 0; a < services.length; a++) {
+  console.log(`${services[a].root} (log: ${services[a].dir}/service.log)`);
+  for (const n of names) {
+    const xs = res[a][n];
+    console.log(`  ${n.padEnd(26)} CPU ms/req ${med(xs.map((x) => x.cpu)).toFixed(4)} [${xs.map((x) => x.cpu.toFixed(3)).join(' ')}]  req/s ${Math.round(med(xs.map((x) => x.rps)))}  p99 ${med(xs.map((x) => x.p99))} ms`);
+  }
+}
+for (const s of services) s.child.kill('SIGTERM');
