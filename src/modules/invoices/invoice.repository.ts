@@ -6,6 +6,7 @@ import { pgDocumentEventsInsert, pgDocumentEventsInsertUnnest, type DocumentEven
 import { modifiedSince, teamScope } from '../../db/list-plans.js';
 import { insertRows, preparedQuery, preparedStatement } from '../../db/prepared-query.js';
 import { nameStatement } from '../../db/pg-statements.js';
+import { retryPgConflicts } from '../../db/pg-retry.js';
 import { invoiceSearchMatches, probeTrigramTable, usesTrigramTable, type SearchPlan } from '../../db/text-search.js';
 import type {
   Database,
@@ -121,12 +122,14 @@ export interface NewDocumentRows {
  * array per column (`unnest`), so the text does not depend on how many there are, Kysely
  * compiles nothing per create, and outside a transaction it runs as a named prepared statement
  * (pg-statements.ts), parsed and planned once per connection. A document whose rows do not
- * have exactly the fixed columns (none today) goes through the builder as before.
+ * have exactly the fixed columns (none today) goes through the builder as before. Run on its
+ * own (not in a transaction), a statement the server aborted as a deadlock or serialization
+ * failure stored nothing and is run again (pg-retry.ts); in a transaction, the transaction is.
  */
 export async function insertNewDocumentPg(db: Executor, doc: NewDocumentRows): Promise<void> {
   const values = newDocumentPgValues(doc);
-  if (values === null) return insertNewDocumentPgBuilt(db, doc);
-  await db.executeQuery(CompiledQuery.raw(NEW_DOCUMENT_PG, values));
+  const write = () => (values === null ? insertNewDocumentPgBuilt(db, doc) : db.executeQuery(CompiledQuery.raw(NEW_DOCUMENT_PG, values)).then(() => undefined));
+  await (db.isTransaction ? write() : retryPgConflicts(write));
 }
 
 const INVOICE_COLUMNS = [
