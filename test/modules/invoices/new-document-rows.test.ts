@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
-import { createOk, simpleDoc } from './write-helpers.js';
+import { countRows, createOk, simpleDoc } from './write-helpers.js';
 
 describe('a new document stores its items, share links and events as given', () => {
   let t: TestApp;
@@ -50,6 +50,21 @@ describe('a new document stores its items, share links and events as given', () 
     const events = await t.db.db.selectFrom('events').select(['type', 'revision', 'data']).where('public_id', '=', id).orderBy('seq').execute();
     expect(events.map((e) => [e.type, e.revision])).toEqual([['invoice.created', 1]]);
     expect(JSON.parse(events[0]!.data)).toMatchObject({ public_id: id, revision: 1 });
+  });
+
+  it("moves the team's counters as one row trigger per row did: documents +1, the month +1, the list version +1 per invoice and link row", async () => {
+    const db = t.db.db;
+    const counters = async () => {
+      const c = await db.selectFrom('team_document_counts').select((eb) => [eb.fn.sum<string>('documents').as('d'), eb.fn.sum<string>('changes').as('v')]).where('team_id', '=', 'acme').executeTakeFirstOrThrow();
+      const m = await db.selectFrom('team_month_counts').select((eb) => eb.fn.sum<string>('documents').as('n')).where('team_id', '=', 'acme').where('month', '=', '2026-03').executeTakeFirstOrThrow();
+      return { documents: Number(c.d), version: Number(c.v), march: Number(m.n) };
+    };
+    const before = await counters();
+    const recipients = [{ email: 'a@buyer.example' }, { email: 'b@buyer.example' }, { email: 'c@buyer.example' }];
+    const body = await createOk(t, { invoice: simpleDoc('rows-counters', { api_recipients: recipients }) });
+    const links = await countRows(t, 'share_links', body.public_id);
+    expect(links).toBe(5);
+    expect(await counters()).toEqual({ documents: before.documents + 1, version: before.version + 1 + links, march: before.march + 1 });
   });
 
   it('a document of 1,000 items (the most a document may have)', async () => {
