@@ -39,7 +39,9 @@ async function start(root, i) {
       bank_accounts: [{ id: 'bench-ba', organization_id: 'bench-org', bank_name: 'ПАО Сбербанк', bik: '044525225', account: '40702810938000000001', corr_account: '30101810400000000225', is_default: true }],
       managers: [{ id: 'bench-m', name: 'Иван Петров', email: 'ivan@romashka.example' }],
       signers: [{ id: 'bench-s', organization_id: 'bench-org', name: 'Анна Смирнова', position: 'Генеральный директор', role: 'director' }] }] }));
-  const env = { ...process.env, DATABASE_URL: ADMIN.replace(/\/[^/]*$/, `/${dbName}`), INVOICING_BOOTSTRAP_FILE: path.join(dir, 'b.json'),
+  // DATABASE_ADMIN_B: another way to the same server for build B (e.g. its Unix socket), to compare.
+  const base = (i === 1 && process.env.DATABASE_ADMIN_B) || ADMIN;
+  const env = { ...process.env, DATABASE_URL: base.replace(/\/[^/]*$/, `/${dbName}`), INVOICING_BOOTSTRAP_FILE: path.join(dir, 'b.json'),
     INVOICING_DATA_DIR: dir, INVOICING_IN_PROCESS_WORKER: 'false', LOG_LEVEL: 'warn', INVOICING_IP_RATE_PER_SEC: '1000000' };
   const rt = await startRuntime(loadConfig(env)); await rt.app.ready();
   // PGPROBE_SQL_A / PGPROBE_SQL_B: SQL run on that build's database after its start (experiments only).
