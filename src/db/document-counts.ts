@@ -44,6 +44,17 @@ export function pgAddDocumentsQuery(qc: QueryCreator<Database>, teamId: string, 
     .onConflict((oc) => oc.columns(['team_id', 'shard']).doUpdateSet({ documents: sql<number>`team_document_counts.documents + ${n}` }));
 }
 
+/**
+ * PostgreSQL: `pgAddDocumentsQuery` for one document as fixed SQL text (`teamParam` the team's
+ * placeholder), for a caller that writes one fixed statement (a named prepared one).
+ */
+export function pgAddOneDocumentSql(teamParam: string): string {
+  return (
+    `insert into "team_document_counts" ("team_id", "shard", "documents") values (${teamParam}, mod(txid_current(), ${COUNTER_SHARDS})::int, 1) ` +
+    'on conflict ("team_id", "shard") do update set "documents" = team_document_counts.documents + 1'
+  );
+}
+
 /** The team's number of documents (0 for a team that has none). */
 export async function teamDocumentCount(db: Executor, teamId: string): Promise<number> {
   const row = await db

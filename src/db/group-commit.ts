@@ -17,10 +17,13 @@
  *
  * A write sees only `trx`: using the database handle itself inside would wait for the
  * connection the batch holds. PostgreSQL gets no batching (a transaction per write on the
- * pool, whose server already groups concurrent commits' WAL flushes).
+ * pool, whose server already groups concurrent commits' WAL flushes); there a transaction the
+ * server aborted as a deadlock or serialization failure is run again (pg-retry.ts), so `work`
+ * must be re-runnable (database writes on `trx` only).
  */
 import { sql, type Transaction } from 'kysely';
 import { dialectOf, type Db } from './database.js';
+import { retryPgConflicts } from './pg-retry.js';
 import type { Database } from './types.js';
 
 export type TransactionWork<T> = (trx: Transaction<Database>) => Promise<T>;
@@ -50,7 +53,7 @@ export class GroupCommit {
 
   /** Runs `work` in a transaction (shared with other writes on SQLite); resolves after commit. */
   run<T>(work: TransactionWork<T>): Promise<T> {
-    if (!this.batching) return this.db.transaction().execute(work);
+    if (!this.batching) return retryPgConflicts(() => this.db.transaction().execute(work));
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work: work as TransactionWork<unknown>, resolve: resolve as (v: unknown) => void, reject });
       if (!this.running) void this.drain();

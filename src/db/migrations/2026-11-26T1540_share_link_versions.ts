@@ -15,10 +15,12 @@ import { dialectOf } from '../database.js';
  */
 export async function up(db: Kysely<any>): Promise<void> {
   if (dialectOf(db) === 'postgres') {
+    // Inserts are counted by the statement-level trigger of migration 2026-11-26T1530
+    // (share_links_list_insert); this row trigger covers updates and deletes.
     await sql`DROP TRIGGER share_links_list_version ON share_links`.execute(db);
     await sql`
       CREATE TRIGGER share_links_list_version
-      AFTER INSERT OR DELETE OR UPDATE OF token, kind, public_id, team_id, email, name, position, sort_order, created_at ON share_links
+      AFTER DELETE OR UPDATE OF token, kind, public_id, team_id, email, name, position, sort_order, created_at ON share_links
       FOR EACH ROW EXECUTE FUNCTION invoicing_share_links_list_trigger()`.execute(db);
     return;
   }

@@ -59,6 +59,32 @@ export function pgEventsInsert(qc: QueryCreator<Database>, events: NewEvent[]) {
   );
 }
 
+/**
+ * PostgreSQL: the insert of `events` as fixed SQL text taking the rows as arrays (`unnest`), for
+ * a caller that writes one fixed statement whatever the number of events (a named prepared
+ * statement, planned once per connection). `param(i)` gives the placeholder of the i-th array
+ * (0-based, six of them); `values` are the arrays in that order. The same rows `pgEventsInsert`
+ * writes, in the same order (so `seq` follows the list).
+ */
+export function pgEventsInsertUnnest(param: (i: number) => string, events: NewEvent[]): { text: string; values: unknown[] } {
+  const text =
+    'insert into "events" ("team_id", "tx_id", "type", "public_id", "revision", "data", "created_at") ' +
+    'select e.team_id, pg_current_xact_id()::text::bigint, e.type, e.public_id, e.revision, e.data, e.created_at ' +
+    `from unnest(${param(0)}::text[], ${param(1)}::text[], ${param(2)}::text[], ${param(3)}::int[], ${param(4)}::text[], ${param(5)}::text[]) ` +
+    'with ordinality as e(team_id, type, public_id, revision, data, created_at, n) order by e.n';
+  return {
+    text,
+    values: [
+      events.map((e) => e.teamId),
+      events.map((e) => e.type),
+      events.map((e) => e.publicId),
+      events.map((e) => e.revision),
+      events.map((e) => e.data),
+      events.map((e) => e.createdAt),
+    ],
+  };
+}
+
 /** The team's events after `after` (exclusive), in feed order, only those safe to show. */
 export async function listEvents(
   db: Executor,

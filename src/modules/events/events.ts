@@ -58,6 +58,14 @@ export function pgDocumentEventsInsert(qc: QueryCreator<Database>, events: Docum
   return repo.pgEventsInsert(qc, events.map(newDocumentEvent));
 }
 
+/**
+ * PostgreSQL only: `pgDocumentEventsInsert` as fixed SQL text over arrays (events.repository.ts
+ * `pgEventsInsertUnnest`), for a caller that writes one fixed statement (a named prepared one).
+ */
+export function pgDocumentEventsInsertUnnest(param: (i: number) => string, events: DocumentEventInput[]): { text: string; values: unknown[] } {
+  return repo.pgEventsInsertUnnest(param, events.map(newDocumentEvent));
+}
+
 /** Records an event that is about no document (e.g. `webhook_endpoint.disabled`). */
 export async function recordTeamEvent<T extends Exclude<EventType, DocumentEventType | 'ping'>>(
   trx: Executor,

@@ -1,10 +1,12 @@
 /** SQL of the documents module. Every function takes the executor first and the team. */
-import { sql, type Compilable, type Insertable, type QueryCreator } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type Insertable, type QueryCreator } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import { addDocuments, pgAddDocumentsQuery, teamDocumentCount, teamListState, teamMonthDocuments } from '../../db/document-counts.js';
-import { pgDocumentEventsInsert, type DocumentEventInput } from '../events/index.js';
+import { addDocuments, pgAddDocumentsQuery, pgAddOneDocumentSql, teamDocumentCount, teamListState, teamMonthDocuments } from '../../db/document-counts.js';
+import { pgDocumentEventsInsert, pgDocumentEventsInsertUnnest, type DocumentEventInput } from '../events/index.js';
 import { modifiedSince, teamScope } from '../../db/list-plans.js';
 import { insertRows, preparedQuery, preparedStatement } from '../../db/prepared-query.js';
+import { nameStatement } from '../../db/pg-statements.js';
+import { retryPgConflicts } from '../../db/pg-retry.js';
 import { invoiceSearchMatches, probeTrigramTable, usesTrigramTable, type SearchPlan } from '../../db/text-search.js';
 import type {
   Database,
@@ -115,8 +117,91 @@ export interface NewDocumentRows {
  * BEGIN/COMMIT round trips); inside one, it is one statement of it. The items' and links'
  * foreign keys are checked at the end of the statement, when the invoice row is there; a taken
  * `public_id` fails the whole statement with a unique violation, nothing written.
+ *
+ * The statement's text is fixed (NEW_DOCUMENT_PG): the items, links and events go in as one
+ * array per column (`unnest`), so the text does not depend on how many there are, Kysely
+ * compiles nothing per create, and outside a transaction it runs as a named prepared statement
+ * (pg-statements.ts), parsed and planned once per connection. A document whose rows do not
+ * have exactly the fixed columns (none today) goes through the builder as before. Run on its
+ * own (not in a transaction), a statement the server aborted as a deadlock or serialization
+ * failure stored nothing and is run again (pg-retry.ts); in a transaction, the transaction is.
  */
 export async function insertNewDocumentPg(db: Executor, doc: NewDocumentRows): Promise<void> {
+  const values = newDocumentPgValues(doc);
+  const write = () => (values === null ? insertNewDocumentPgBuilt(db, doc) : db.executeQuery(CompiledQuery.raw(NEW_DOCUMENT_PG, values)).then(() => undefined));
+  await (db.isTransaction ? write() : retryPgConflicts(write));
+}
+
+const INVOICE_COLUMNS = [
+  'number', 'date', 'currency', 'direction', 'seller_org_id', 'seller_inn', 'seller_name', 'buyer_inn', 'buyer_name',
+  'search_text', 'seller_status', 'service_status', 'service_status_reason', 'editor_mode', 'source_type', 'subtotal',
+  'vat_total', 'total', 'public_share_enabled', 'information_system', 'seller_edo_id', 'buyer_edo_id', 'document',
+  'changed_at', 'validation', 'last_modified_at', 'last_modified_by_login', 'api_key_id', 'api_key_name',
+  'api_request_host', 'team_id', 'public_id', 'revision', 'link_epoch', 'package_public_id', 'buyer_status', 'created_at',
+  'created_by_login', 'api_created_at', 'api_updated_at', 'notifications', 'viewed_at', 'payment_reported_at',
+] as const satisfies ReadonlyArray<keyof InvoicesTable>;
+/** The item columns after team_id and public_id, with the array type each travels as. */
+const ITEM_COLUMNS = [
+  ['line_no', 'int'], ['name', 'text'], ['qty', 'text'], ['unit', 'text'], ['price', 'text'], ['vat_pct', 'text'],
+  ['amount', 'text'], ['net', 'text'], ['vat', 'text'], ['gross', 'text'],
+] as const satisfies ReadonlyArray<readonly [keyof InvoiceItemsTable, string]>;
+const LINK_COLUMNS = [
+  ['token', 'text'], ['kind', 'text'], ['email', 'text'], ['name', 'text'], ['position', 'text'], ['sort_order', 'int'],
+  ['created_at', 'text'], ['last_opened_at', 'text'],
+] as const satisfies ReadonlyArray<readonly [keyof ShareLinksTable, string]>;
+
+const NEW_DOCUMENT_PG = (() => {
+  let n = 0;
+  const next = () => `$${++n}`;
+  const invoice = `insert into "invoices" (${INVOICE_COLUMNS.map((c) => `"${c}"`).join(', ')}) values (${INVOICE_COLUMNS.map(next).join(', ')})`;
+  const team = next();
+  const publicId = next();
+  const fromArrays = (table: string, columns: ReadonlyArray<readonly [string, string]>) =>
+    `insert into "${table}" ("team_id", "public_id", ${columns.map(([c]) => `"${c}"`).join(', ')}) ` +
+    `select ${team}, ${publicId}, ${columns.map(([c]) => `r."${c}"`).join(', ')} ` +
+    `from unnest(${columns.map(([, type]) => `${next()}::${type}[]`).join(', ')}) as r(${columns.map(([c]) => `"${c}"`).join(', ')})`;
+  const items = fromArrays('invoice_items', ITEM_COLUMNS);
+  const links = fromArrays('share_links', LINK_COLUMNS);
+  const first = n + 1;
+  const events = pgDocumentEventsInsertUnnest((i) => `$${first + i}`, []).text;
+  return (
+    `with "new_invoice" as (${invoice}), "counted" as (${pgAddOneDocumentSql(team)}), ` +
+    `"new_items" as (${items}), "new_links" as (${links}) ${events}`
+  );
+})();
+nameStatement(NEW_DOCUMENT_PG);
+
+/** Whether `row` sets exactly `columns` (a column set to null counts; undefined does not). */
+function hasExactly(row: object, columns: ReadonlyArray<string>, extra: ReadonlyArray<string> = []): boolean {
+  const r = row as Record<string, unknown>;
+  let defined = 0;
+  for (const key in r) if (r[key] !== undefined) defined++;
+  return defined === columns.length + extra.length && [...columns, ...extra].every((c) => r[c] !== undefined);
+}
+
+/** The parameters of NEW_DOCUMENT_PG for `doc`, or null when its rows do not fit the fixed columns. */
+function newDocumentPgValues(doc: NewDocumentRows): unknown[] | null {
+  const row = doc.row as Record<string, unknown>;
+  const { team_id: teamId, public_id: publicId } = doc.row;
+  if (!hasExactly(row, INVOICE_COLUMNS)) return null;
+  const key = ['team_id', 'public_id'];
+  const ours = (r: { team_id: string; public_id: string }) => r.team_id === teamId && r.public_id === publicId;
+  const items = doc.items as Array<Record<string, unknown> & { team_id: string; public_id: string }>;
+  const links = doc.links as Array<Record<string, unknown> & { team_id: string; public_id: string }>;
+  const itemNames = ITEM_COLUMNS.map(([c]) => c);
+  const linkNames = LINK_COLUMNS.map(([c]) => c);
+  if (!items.every((i) => ours(i) && hasExactly(i, itemNames, key))) return null;
+  if (!links.every((l) => ours(l) && hasExactly(l, linkNames, key))) return null;
+  const values: unknown[] = INVOICE_COLUMNS.map((c) => row[c]);
+  values.push(teamId, publicId);
+  for (const c of itemNames) values.push(items.map((i) => i[c]));
+  for (const c of linkNames) values.push(links.map((l) => l[c]));
+  values.push(...pgDocumentEventsInsertUnnest(() => '', doc.events).values);
+  return values;
+}
+
+/** `insertNewDocumentPg` built by Kysely for rows of another shape (one text per shape, unnamed). */
+async function insertNewDocumentPgBuilt(db: Executor, doc: NewDocumentRows): Promise<void> {
   const teamId = doc.row.team_id;
   // Each CTE adds a name the statement never reads back, so the builder keeps the plain type.
   const cte = (q: QueryCreator<Database>, name: string, part: (qc: QueryCreator<Database>) => Compilable<unknown>) =>

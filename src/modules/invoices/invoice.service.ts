@@ -27,7 +27,7 @@ import type { DocumentTotals } from './totals.js';
 import { InvoiceReader, viewContextFor, type ListSerializers } from './invoice.reader.js';
 import type { WriteOutcome } from './invoice.model.js';
 import * as repo from './invoice.repository.js';
-import { resolveSeller } from './seller.js';
+import { resolveSeller, SellerReferences } from './seller.js';
 import { canMoveSellerStatus, isLocked, type SellerStatus } from './statuses.js';
 import { syncShareLinks, newShareLinks } from './share-links.js';
 import { findTooDeepPath } from './prohibited.js';
@@ -100,6 +100,8 @@ export class InvoiceService {
   private readonly reader: InvoiceReader;
   /** PostgreSQL writes a new document in one statement (repo.insertNewDocumentPg). */
   private readonly onPostgres: boolean;
+  /** PostgreSQL: the team's organizations and bank accounts kept per catalog version (seller.ts). */
+  private readonly sellers = new SellerReferences();
 
   constructor(private readonly deps: InvoiceServiceDeps) {
     this.onPostgres = dialectOf(deps.db) === 'postgres';
@@ -178,6 +180,11 @@ export class InvoiceService {
     return this.reader.getJson(auth, publicId, info, serialize);
   }
 
+  /** PostgreSQL: the seller reference rows served from this node's cache (tests, diagnostics). */
+  sellerReferenceStats(): ReturnType<SellerReferences['stats']> {
+    return this.sellers.stats();
+  }
+
   detailCacheStats(): ReturnType<InvoiceReader['detailCacheStats']> {
     return this.reader.detailCacheStats();
   }
@@ -211,7 +218,9 @@ export class InvoiceService {
     const resolved =
       auth.mode === 'demo'
         ? this.demo.resolveSeller(invoice.seller, auth.tariff.max_organizations)
-        : await resolveSeller(this.deps.db, auth.teamId, invoice.seller, auth.tariff.max_organizations);
+        : this.onPostgres
+          ? await this.sellers.resolve(this.deps.db, auth.team, invoice.seller, auth.tariff.max_organizations)
+          : await resolveSeller(this.deps.db, auth.teamId, invoice.seller, auth.tariff.max_organizations);
     if (envelope.notify && invoice.public_share_enabled === false) {
       throw new ApiError('sending_restricted', {
         details: 'notifications need the share links, but public_share_enabled is false; nothing was saved',

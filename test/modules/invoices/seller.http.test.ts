@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { buildTestApp, threeNodesOnOneDatabase, type TestApp, type ThreeNodes } from '../../helpers/app.js';
 import { BETA_KEY } from '../../helpers/fixtures.js';
 import { BETA_ORG_INN, ORG1_INN, ORG2_INN, ORG3_INN, countRows, createOk, post, put, simpleDoc } from './write-helpers.js';
 
@@ -81,5 +81,46 @@ describe('the seller must be an active organization of the team within the tarif
     const res = await refusedCreate({ invoice: withSeller(ORG2_INN, 'i1') }, { 'idempotency-key': 'seller-refused-1' });
     expect(res.statusCode).toBe(403);
     expect(await countRows(t, 'idempotency_keys')).toBe(keys);
+  });
+});
+
+describe('the seller is resolved against the reference data as it is now (PostgreSQL keeps it per catalog version)', () => {
+  let nodes: ThreeNodes;
+  beforeAll(async () => {
+    nodes = await threeNodesOnOneDatabase();
+  });
+  afterAll(async () => nodes.close());
+
+  const seller = (number: string) => ({ invoice: simpleDoc(number, { seller: { inn: ORG1_INN } }) });
+
+  it('a bank account or organization changed, deactivated or restored applies to the very next create and PUT, on every node', async () => {
+    const { a, b } = nodes;
+    const db = a.db.db;
+    // Both nodes have resolved org-1 once (and may keep its rows).
+    const first = await createOk(b, seller('c1'));
+    expect(first.invoice.seller).toMatchObject({ name: 'ООО «Ромашка»', bank_name: 'ПАО Сбербанк' });
+    await createOk(a, seller('c2'));
+    try {
+      await db.updateTable('bank_accounts').set({ bank_name: 'Банк-2' }).where('team_id', '=', 'acme').where('id', '=', 'ba-1').execute();
+      await db.updateTable('organizations').set({ name: 'ООО «Ромашка-2»' }).where('team_id', '=', 'acme').where('id', '=', 'org-1').execute();
+      for (const [node, number] of [[b, 'c3'], [a, 'c4']] as const) {
+        expect((await createOk(node, seller(number))).invoice.seller).toMatchObject({ name: 'ООО «Ромашка-2»', bank_name: 'Банк-2' });
+      }
+      const updated = await put(b, first.public_id, seller('c1'));
+      expect(updated.statusCode).toBe(200);
+      expect(updated.json().invoice.seller).toMatchObject({ name: 'ООО «Ромашка-2»', bank_name: 'Банк-2' });
+      await db.updateTable('organizations').set({ active: 0 }).where('team_id', '=', 'acme').where('id', '=', 'org-1').execute();
+      for (const node of [a, b]) {
+        const res = await post(node, seller('c5'));
+        expect(res.statusCode).toBe(403);
+        expect(res.json().error).toBe('seller_org_not_allowed');
+      }
+    } finally {
+      await db.updateTable('organizations').set({ active: 1, name: 'ООО «Ромашка»' }).where('team_id', '=', 'acme').where('id', '=', 'org-1').execute();
+      await db.updateTable('bank_accounts').set({ bank_name: 'ПАО Сбербанк' }).where('team_id', '=', 'acme').where('id', '=', 'ba-1').execute();
+    }
+    for (const node of [b, a]) {
+      expect((await createOk(node, seller('c6'))).invoice.seller).toMatchObject({ name: 'ООО «Ромашка»', bank_name: 'ПАО Сбербанк' });
+    }
   });
 });
