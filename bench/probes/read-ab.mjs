@@ -7,13 +7,16 @@
 // service CPU is read from /proc/<pid>/stat, so CPU ms per request is the service's own work.
 // Prints per build and scenario the medians of CPU ms/req, req/s and p99.
 // usage: node bench/probes/read-ab.mjs <rootA> [rootB] [scenarios] [blockSec] [blocks] [docs]
+//   a root may end in @@<node flags>: the same build twice with different flags, e.g. `. .@@--min-semi-space-size=16`
 //   scenarios: healthz,catalog,invoice-get,list-first-page,list-date-range,list-search-1pct,list-first-page-uncached
 //   PROBE_NODE_ARGS="--trace-gc" adds node flags to every service; the logs are kept (path printed).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs'; import os from 'node:os'; import path from 'node:path';
 import autocannon from 'autocannon';
 const args = process.argv.slice(2);
-const roots = args[0] && args[1] && !args[1].includes(',') && fs.existsSync(args[1]) ? [args[0], args[1]] : [args[0]];
+// A root may carry its own node flags after `@@` (space-separated), e.g. `.@@--min-semi-space-size=16`.
+const rootPath = (r) => r.split('@@')[0];
+const roots = args[0] && args[1] && !args[1].includes(',') && fs.existsSync(rootPath(args[1])) ? [args[0], args[1]] : [args[0]];
 const rest = args.slice(roots.length);
 const names = (rest[0] ?? 'healthz,catalog,invoice-get').split(',');
 const BLOCK_SEC = Number(rest[1] ?? 2); const BLOCKS = Number(rest[2] ?? 6); const DOCS = Number(rest[3] ?? 2000);
@@ -22,7 +25,8 @@ const huge = { per_sec: 2e9, per_min: 2e9, per_day: 2e9 };
 const TICK_MS = 1000 / 100;
 function cpuTicks(pid) { const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return Number(f[11]) + Number(f[12]); }
 async function freePort() { const net = await import('node:net'); return new Promise((r) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => r(p)); }); }); }
-async function start(root) {
+async function start(spec) {
+  const [root, flags = ''] = spec.split('@@');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'read-ab-'));
   fs.writeFileSync(path.join(dir, 'b.json'), JSON.stringify({
     tariffs: { bench: { max_organizations: 10, max_api_keys: 10, key_rate: huge, team_rate: huge, emails_per_day: 2_000_000_000, external_share: true } },
@@ -37,7 +41,7 @@ async function start(root) {
     INVOICING_BOOTSTRAP_FILE: path.join(dir, 'b.json'), INVOICING_DATA_DIR: path.join(dir, 'data'), INVOICING_IN_PROCESS_WORKER: 'false',
     LOG_LEVEL: 'info', INVOICING_IP_RATE_PER_SEC: '1000000' };
   const log = fs.openSync(path.join(dir, 'service.log'), 'a');
-  const nodeArgs = (process.env.PROBE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const nodeArgs = `${process.env.PROBE_NODE_ARGS ?? ''} ${flags}`.split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'dist/src/server.js')], { cwd: root, env, stdio: ['ignore', log, log] });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) { try { if ((await fetch(`${url}/healthz`)).ok) break; } catch {} if (i > 600) throw new Error(`${root} did not start (${dir})`); await new Promise((r) => setTimeout(r, 200)); }
@@ -50,7 +54,7 @@ async function start(root) {
   const handle = openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
   await seedDocuments(handle.db, { teamId: 'bench', template: await readTemplate(handle.db, 'bench', templateId), count: DOCS, onProgress: () => {} });
   await handle.close();
-  return { root, dir, child, url, templateId };
+  return { root: spec, dir, child, url, templateId };
 }
 const polar = encodeURIComponent('полярная');
 function requestsOf(name, s) {
