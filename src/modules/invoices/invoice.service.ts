@@ -27,7 +27,7 @@ import type { DocumentTotals } from './totals.js';
 import { InvoiceReader, viewContextFor, type ListSerializers } from './invoice.reader.js';
 import type { WriteOutcome } from './invoice.model.js';
 import * as repo from './invoice.repository.js';
-import { resolveSeller } from './seller.js';
+import { SellerReferences } from './seller.js';
 import { canMoveSellerStatus, isLocked, type SellerStatus } from './statuses.js';
 import { syncShareLinks, newShareLinks } from './share-links.js';
 import { findTooDeepPath } from './prohibited.js';
@@ -100,8 +100,11 @@ export class InvoiceService {
   private readonly reader: InvoiceReader;
   /** PostgreSQL writes a new document in one statement (repo.insertNewDocumentPg). */
   private readonly onPostgres: boolean;
+  /** The teams' organizations and bank accounts, kept under their catalog version (seller.ts). */
+  private readonly sellers: SellerReferences;
 
   constructor(private readonly deps: InvoiceServiceDeps) {
+    this.sellers = new SellerReferences(deps.db);
     this.onPostgres = dialectOf(deps.db) === 'postgres';
     this.commits = groupCommitFor(deps.db);
     // A request that died after commit has its e-mails taken over by the worker after the lease.
@@ -211,7 +214,7 @@ export class InvoiceService {
     const resolved =
       auth.mode === 'demo'
         ? this.demo.resolveSeller(invoice.seller, auth.tariff.max_organizations)
-        : await resolveSeller(this.deps.db, auth.teamId, invoice.seller, auth.tariff.max_organizations);
+        : await this.sellers.resolve(auth.team, invoice.seller, auth.tariff.max_organizations);
     if (envelope.notify && invoice.public_share_enabled === false) {
       throw new ApiError('sending_restricted', {
         details: 'notifications need the share links, but public_share_enabled is false; nothing was saved',

@@ -65,3 +65,45 @@ export async function resolveSeller(
   const [organizations, bankAccounts] = await Promise.all([listOrganizations(db, teamId), listBankAccounts(db, teamId)]);
   return resolveSellerFrom(seller, organizations, bankAccounts, maxOrganizations);
 }
+
+interface TeamReferences {
+  version: string;
+  organizations: OrganizationRow[];
+  bankAccounts: BankAccountRow[];
+}
+
+/** Teams whose organizations and bank accounts a node keeps (a few hundred bytes each). */
+const SELLER_CACHE_MAX = 1000;
+
+/**
+ * The team's organizations and bank accounts for `resolveSellerFrom`, kept per team under the
+ * version they were read at: the team's `catalog_version` (moved on by triggers in every
+ * transaction that writes the team's organizations, bank accounts, managers or signers,
+ * migration 2026-11-26T1410_catalog_version) and its `created_at`, both read from the database
+ * with the team row in this very request (authentication reads it anyway), as the catalog's
+ * cache does. Equal version: no query; any change shows on the very next write, on every node.
+ * Saves two reads per create and PUT.
+ */
+export class SellerReferences {
+  private readonly teams = new Map<string, TeamReferences>();
+
+  constructor(private readonly db: Executor) {}
+
+  async resolve(
+    team: { id: string; catalog_version: number; created_at: string },
+    seller: Party & { inn: string },
+    maxOrganizations: number,
+  ): Promise<ResolvedSeller> {
+    const version = `${team.catalog_version}\u0000${team.created_at}`;
+    let refs = this.teams.get(team.id);
+    if (refs === undefined || refs.version !== version) {
+      // Read after the version: the rows are at least as new as it.
+      const [organizations, bankAccounts] = await Promise.all([listOrganizations(this.db, team.id), listBankAccounts(this.db, team.id)]);
+      refs = { version, organizations: organizations.map((o) => Object.freeze(o)), bankAccounts: bankAccounts.map((b) => Object.freeze(b)) };
+      this.teams.delete(team.id);
+      this.teams.set(team.id, refs);
+      if (this.teams.size > SELLER_CACHE_MAX) this.teams.delete(this.teams.keys().next().value as string);
+    }
+    return resolveSellerFrom(seller, refs.organizations, refs.bankAccounts, maxOrganizations);
+  }
+}
