@@ -47,7 +47,9 @@ import {
   itemRows,
   notFound,
   sameDocument,
+  storedDocument,
   storedNotifications,
+  storedValidation,
   type Editor,
   type PreparedWrite,
   type RequestInfo,
@@ -265,6 +267,11 @@ export class InvoiceService {
     } as InvoiceRow;
     const links = newShareLinks(auth.teamId, publicId, invoice.api_recipients, now);
     const items = itemRows(auth.teamId, publicId, prepared);
+    // The response is built from these objects rather than from parsing row.document back.
+    const stored = {
+      document: storedDocument(prepared.invoice, publicId, row.seller_status as SellerStatus),
+      validation: storedValidation(prepared.warnings),
+    };
     let queued: QueuedEffects = { pending: null, edo: null };
     /** The answer recorded with the document (Idempotency-Key), when nothing happens after the commit. */
     let final: WriteOutcome | null = null;
@@ -289,7 +296,7 @@ export class InvoiceService {
           await recordRestriction(trx, null, row, now);
           if (onCommit) {
             const report = this.effects.undelivered(row, queued.pending);
-            const committed = this.outcome(auth, row, links, info, report, await this.effects.edoState(trx, row, queued), { totals: prepared.totals });
+            const committed = this.outcome(auth, row, links, info, report, await this.effects.edoState(trx, row, queued), { totals: prepared.totals, stored });
             // No e-mail to attempt: the answer is already final, recorded as such and returned as is
             // (built once; the replay is byte for byte this answer).
             final = queued.pending === null ? committed : null;
@@ -306,7 +313,7 @@ export class InvoiceService {
       return final;
     }
     const { report, edo } = await this.effects.afterCommit(this.deps.db, row, queued);
-    return this.outcome(auth, row, links, info, report, edo, { totals: prepared.totals });
+    return this.outcome(auth, row, links, info, report, edo, { totals: prepared.totals, stored });
   }
 
   /** Applies the update if the stored revision is still `current`; null when another update won. */
@@ -414,9 +421,11 @@ export class InvoiceService {
     info: RequestInfo,
     report: DeliveryReport,
     edo: EdoSync | null,
-    written: { demoGuids?: Record<string, string>; totals?: DocumentTotals } = {},
+    written: { demoGuids?: Record<string, string>; totals?: DocumentTotals; stored?: ViewContext['stored'] } = {},
   ): WriteOutcome {
-    const ctx = { ...this.viewContext(auth, info, report.notifications, edo, written.demoGuids), ...(written.totals ? { totals: written.totals } : {}) };
+    const ctx: ViewContext = { ...this.viewContext(auth, info, report.notifications, edo, written.demoGuids) };
+    if (written.totals) ctx.totals = written.totals;
+    if (written.stored) ctx.stored = written.stored;
     const body = buildInvoiceResponse(row, links, ctx);
     return { status: report.status, body, etag: etagOf(row.public_id, row.revision), replayed: false };
   }
