@@ -42,6 +42,7 @@ async function indexIntact(): Promise<void> {
 /** A copy of a stored document under a new id and buyer, inserted by hand (no group commit). */
 async function insertByHand(fromId: string, publicId: string, number: string, buyer: string): Promise<void> {
   const row = await storedRow(t, fromId);
+  if (!row) throw new Error(`no document ${fromId}`);
   const searchText = [number, row.seller_name, row.seller_inn, buyer].join('\u001f').toLowerCase();
   await t.db.db
     .insertInto('invoices')
