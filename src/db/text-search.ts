@@ -96,8 +96,13 @@ export function invoiceSearchMatches(db: Executor, q: string, plan: SearchPlan =
  * (migration 2026-11-26T1510_search_index_batched). Every candidate query adds them, so a row
  * is found whether or not it was flushed; normally there are none (the group commit flushes
  * before each COMMIT), at most the rows of a bulk insert outside it until the next flush.
+ * `CROSS JOIN` fixes the order: the few pending rows drive, each finds its document by the
+ * unique public_id (without statistics SQLite would scan every document and probe the list).
  */
-const PENDING_ROWIDS = sql`select i.rowid from invoices_fts_pending p join invoices i on i.public_id = p.public_id`;
+export const PENDING_ROWIDS = sql`select i.rowid from invoices_fts_pending p cross join invoices i on i.public_id = p.public_id`;
+
+/** The pending rows with their text, for the flush (same order as PENDING_ROWIDS). */
+export const PENDING_TEXTS = sql`select i.rowid, i.search_text from invoices_fts_pending p cross join invoices i on i.public_id = p.public_id`;
 
 /**
  * SQLite: puts the pending rows (above) into the trigram table, one statement for all of
@@ -107,9 +112,6 @@ const PENDING_ROWIDS = sql`select i.rowid from invoices_fts_pending p join invoi
  */
 export async function flushSearchIndex(db: Executor): Promise<void> {
   if (dialectOf(db) !== 'sqlite') return;
-  await sql`
-    insert into invoices_fts(rowid, search_text)
-    select i.rowid, i.search_text from invoices_fts_pending p join invoices i on i.public_id = p.public_id
-  `.execute(db);
+  await sql`insert into invoices_fts(rowid, search_text) ${PENDING_TEXTS}`.execute(db);
   await sql`delete from invoices_fts_pending`.execute(db);
 }

@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { usingPostgres } from '../../helpers/db.js';
-import { flushSearchIndex } from '../../../src/db/text-search.js';
+import { flushSearchIndex, PENDING_ROWIDS, PENDING_TEXTS } from '../../../src/db/text-search.js';
 import { ACME, createOk, put, simpleDoc, storedRow } from './write-helpers.js';
 
 let t: TestApp;
@@ -119,5 +119,15 @@ describe('the search index, whoever writes search_text', () => {
     }
     expect(await numbersFor('василёк')).toEqual(['SI-FLUSH-1']);
     await indexIntact();
+  });
+
+  it.runIf(sqlite)('looks pending rows up from the pending list, never by scanning the documents', async () => {
+    const plan = async (query: string) =>
+      (await sql<{ detail: string }>`explain query plan ${sql.raw(query)}`.execute(t.db.db)).rows.map((r) => r.detail).join(' | ');
+    for (const query of [PENDING_ROWIDS.compile(t.db.db).sql, PENDING_TEXTS.compile(t.db.db).sql]) {
+      const detail = await plan(query);
+      expect(detail).toMatch(/SCAN p\b/);
+      expect(detail).toMatch(/SEARCH i USING (COVERING )?INDEX/);
+    }
   });
 });
