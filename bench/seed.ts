@@ -1,7 +1,8 @@
 /**
  * Seeds a team with many documents for the list and search scenarios, directly through
  * Kysely: batched multi-row inserts, one transaction per chunk, the database's own triggers
- * (the SQLite FTS5 search index) firing as they do for the service.
+ * firing as they do for the service, and the SQLite FTS5 search index filled per chunk
+ * (`flushSearchIndex`) as the service's group commit fills it per batch.
  *
  * Every seeded document is a copy of one real template document (created through the API),
  * with its own public id, number, date, buyer, creation time and share tokens, so GET, list
@@ -10,7 +11,7 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../src/db/database.js';
 import { addDocuments } from '../src/db/document-counts.js';
-import { normalizeSearchText } from '../src/db/text-search.js';
+import { flushSearchIndex, normalizeSearchText } from '../src/db/text-search.js';
 import type { InvoiceItemsTable, InvoiceRow, InvoicesTable, ShareLinkRow, ShareLinksTable } from '../src/db/types.js';
 import { randomToken } from '../src/shared/tokens.js';
 
@@ -125,6 +126,8 @@ export async function seedDocuments(db: Db, options: SeedOptions): Promise<SeedR
       await addDocuments(trx, teamId, invoices.length);
       for (let i = 0; i < items.length; i += 1500) await trx.insertInto('invoice_items').values(items.slice(i, i + 1500)).execute();
       for (let i = 0; i < links.length; i += 2000) await trx.insertInto('share_links').values(links.slice(i, i + 2000)).execute();
+      // SQLite: the chunk's documents into the trigram index, as the service's group commit does.
+      await flushSearchIndex(trx);
     });
     options.onProgress?.(to, count);
   }

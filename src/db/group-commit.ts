@@ -25,6 +25,7 @@ import { sql, type Transaction } from 'kysely';
 import { dialectOf, type Db } from './database.js';
 import { retryPgConflicts } from './pg-retry.js';
 import type { Database } from './types.js';
+import { flushSearchIndex } from './text-search.js';
 
 export type TransactionWork<T> = (trx: Transaction<Database>) => Promise<T>;
 
@@ -92,6 +93,8 @@ export class GroupCommit {
             item.reject(err);
           }
         }
+        // The batch's new documents into the search index at once (text-search.ts).
+        if (done.length > 0) await flushSearchIndex(trx);
       });
     } catch (err) {
       // BEGIN, a savepoint statement or the COMMIT failed: nothing of the batch is stored.

@@ -15,6 +15,7 @@ import * as teamDocumentCounts from './migrations/2026-11-26T1300_team_document_
 import * as listVersions from './migrations/2026-11-26T1400_list_versions.js';
 import * as catalogVersion from './migrations/2026-11-26T1410_catalog_version.js';
 import * as idempotencySweep from './migrations/2026-11-26T1420_idempotency_sweep.js';
+import * as searchIndexBatched from './migrations/2026-11-26T1510_search_index_batched.js';
 import * as listInsertStatementTriggers from './migrations/2026-11-26T1530_list_insert_statement_triggers.js';
 import * as shareLinkVersions from './migrations/2026-11-26T1540_share_link_versions.js';
 
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26T1400_list_versions': listVersions,
   '2026-11-26T1410_catalog_version': catalogVersion,
   '2026-11-26T1420_idempotency_sweep': idempotencySweep,
+  '2026-11-26T1510_search_index_batched': searchIndexBatched,
   '2026-11-26T1530_list_insert_statement_triggers': listInsertStatementTriggers,
   '2026-11-26T1540_share_link_versions': shareLinkVersions,
 };

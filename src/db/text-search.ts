@@ -67,11 +67,11 @@ export async function probeTrigramTable(db: Executor, q: string, few: number, ca
   if (!usesTrigramTable(db, q)) return null;
   const phrase = fts5Phrase(q.toLowerCase());
   const { rows } = await sql<{ id: number }>`
-    select rowid as id from invoices_fts where invoices_fts match ${phrase} limit ${few + 1}
+    select rowid as id from invoices_fts where invoices_fts match ${phrase} union all ${PENDING_ROWIDS} limit ${few + 1}
   `.execute(db);
   if (rows.length <= few) return { rowids: rows.map((r) => Number(r.id)) };
   const counted = await sql<{ n: number }>`
-    select count(*) as n from (select rowid from invoices_fts where invoices_fts match ${phrase} limit ${cap})
+    select count(*) as n from (select rowid from invoices_fts where invoices_fts match ${phrase} union all ${PENDING_ROWIDS} limit ${cap})
   `.execute(db);
   return { candidates: Number(counted.rows[0]?.n ?? 0) };
 }
@@ -88,5 +88,30 @@ export function invoiceSearchMatches(db: Executor, q: string, plan: SearchPlan =
   // Shorter patterns have no whole trigram: both databases fall back to scanning the team.
   if (plan === 'scan' || !usesTrigramTable(db, q)) return like;
   // FTS5 folds case itself (Unicode-aware), so its candidates are a superset; LIKE decides.
-  return sql<boolean>`(invoices.rowid in (select rowid from invoices_fts where invoices_fts match ${fts5Phrase(needle)}) and ${like})`;
+  return sql<boolean>`(invoices.rowid in (select rowid from invoices_fts where invoices_fts match ${fts5Phrase(needle)} union all ${PENDING_ROWIDS}) and ${like})`;
+}
+
+/**
+ * SQLite: the rows inserted since the last `flushSearchIndex`, not yet in the trigram table
+ * (migration 2026-11-26T1510_search_index_batched). Every candidate query adds them, so a row
+ * is found whether or not it was flushed; normally there are none (the group commit flushes
+ * before each COMMIT), at most the rows of a bulk insert outside it until the next flush.
+ * `CROSS JOIN` fixes the order: the few pending rows drive, each finds its document by the
+ * unique public_id (without statistics SQLite would scan every document and probe the list).
+ */
+export const PENDING_ROWIDS = sql`select i.rowid from invoices_fts_pending p cross join invoices i on i.public_id = p.public_id`;
+
+/** The pending rows with their text, for the flush (same order as PENDING_ROWIDS). */
+export const PENDING_TEXTS = sql`select i.rowid, i.search_text from invoices_fts_pending p cross join invoices i on i.public_id = p.public_id`;
+
+/**
+ * SQLite: puts the pending rows (above) into the trigram table, one statement for all of
+ * them, and forgets them; call inside the writing transaction, after its inserts (the group
+ * commit does, before each COMMIT). One FTS5 segment per call instead of one per document.
+ * PostgreSQL: nothing to do.
+ */
+export async function flushSearchIndex(db: Executor): Promise<void> {
+  if (dialectOf(db) !== 'sqlite') return;
+  await sql`insert into invoices_fts(rowid, search_text) ${PENDING_TEXTS}`.execute(db);
+  await sql`delete from invoices_fts_pending`.execute(db);
 }

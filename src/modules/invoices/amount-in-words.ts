@@ -14,6 +14,7 @@
  */
 import numberToWordsRu from 'number-to-words-ru';
 import { Decimal, fixed2 } from '../../shared/money.js';
+import { spelledOut } from './amount-in-words.fast.js';
 
 export const AMOUNT_IN_WORDS_CURRENCIES = ['RUB', 'USD', 'EUR', 'CNY', 'KZT', 'BYN'] as const;
 export type AmountInWordsCurrency = (typeof AMOUNT_IN_WORDS_CURRENCIES)[number];
@@ -55,6 +56,7 @@ const CURRENCY_OPTIONS: Record<AmountInWordsCurrency, CurrencyOption> = {
 };
 
 const DECIMAL_LITERAL = /^[+-]?(?:\d+\.?\d*|\.\d+)$/;
+const CANONICAL_FIXED2 = /^-?(?:0|[1-9]\d*)\.\d\d$/;
 
 /**
  * Spells an amount out in Russian, first letter capitalised:
@@ -69,7 +71,18 @@ export function amountInWords(amount: string, currency: AmountInWordsCurrency): 
   if (typeof amount !== 'string' || !DECIMAL_LITERAL.test(amount.trim())) {
     throw new Error(`amountInWords: amount must be a decimal string, got ${JSON.stringify(amount)}`);
   }
-  const fixed = fixed2(new Decimal(amount.trim()));
+  const trimmed = amount.trim();
+  // computeTotals' strings are already in fixed2's form (no leading zeros, two decimals, no "-0.00").
+  const fixed = CANONICAL_FIXED2.test(trimmed) && trimmed !== '-0.00' ? trimmed : fixed2(new Decimal(trimmed));
+  return spelledOut(fixed, currency) ?? libraryWords(fixed, option);
+}
+
+/** The same text from number-to-words-ru alone (the reference `spelledOut` is tested against). */
+export function amountInWordsByLibrary(amount: string, currency: AmountInWordsCurrency): string {
+  return libraryWords(fixed2(new Decimal(amount.trim())), CURRENCY_OPTIONS[currency]);
+}
+
+function libraryWords(fixed: string, option: CurrencyOption): string {
   const words = numberToWordsRu.convert(fixed, {
     currency: option,
     declension: 'nominative',

@@ -27,7 +27,7 @@ import type { DocumentTotals } from './totals.js';
 import { InvoiceReader, viewContextFor, type ListSerializers } from './invoice.reader.js';
 import type { WriteOutcome } from './invoice.model.js';
 import * as repo from './invoice.repository.js';
-import { resolveSeller, SellerReferences } from './seller.js';
+import { SellerReferences } from './seller.js';
 import { canMoveSellerStatus, isLocked, type SellerStatus } from './statuses.js';
 import { syncShareLinks, newShareLinks } from './share-links.js';
 import { findTooDeepPath } from './prohibited.js';
@@ -47,7 +47,9 @@ import {
   itemRows,
   notFound,
   sameDocument,
+  storedDocument,
   storedNotifications,
+  storedValidation,
   type Editor,
   type PreparedWrite,
   type RequestInfo,
@@ -100,10 +102,11 @@ export class InvoiceService {
   private readonly reader: InvoiceReader;
   /** PostgreSQL writes a new document in one statement (repo.insertNewDocumentPg). */
   private readonly onPostgres: boolean;
-  /** PostgreSQL: the team's organizations and bank accounts kept per catalog version (seller.ts). */
-  private readonly sellers = new SellerReferences();
+  /** The teams' organizations and bank accounts, kept under their catalog version (seller.ts). */
+  private readonly sellers: SellerReferences;
 
   constructor(private readonly deps: InvoiceServiceDeps) {
+    this.sellers = new SellerReferences(deps.db);
     this.onPostgres = dialectOf(deps.db) === 'postgres';
     this.commits = groupCommitFor(deps.db);
     // A request that died after commit has its e-mails taken over by the worker after the lease.
@@ -218,9 +221,7 @@ export class InvoiceService {
     const resolved =
       auth.mode === 'demo'
         ? this.demo.resolveSeller(invoice.seller, auth.tariff.max_organizations)
-        : this.onPostgres
-          ? await this.sellers.resolve(this.deps.db, auth.team, invoice.seller, auth.tariff.max_organizations)
-          : await resolveSeller(this.deps.db, auth.teamId, invoice.seller, auth.tariff.max_organizations);
+        : await this.sellers.resolve(auth.team, invoice.seller, auth.tariff.max_organizations);
     if (envelope.notify && invoice.public_share_enabled === false) {
       throw new ApiError('sending_restricted', {
         details: 'notifications need the share links, but public_share_enabled is false; nothing was saved',
@@ -271,6 +272,11 @@ export class InvoiceService {
     } as InvoiceRow;
     const links = newShareLinks(auth.teamId, publicId, invoice.api_recipients, now);
     const items = itemRows(auth.teamId, publicId, prepared);
+    // The response is built from these objects rather than from parsing row.document back.
+    const stored = {
+      document: storedDocument(prepared.invoice, publicId, row.seller_status as SellerStatus),
+      validation: storedValidation(prepared.warnings),
+    };
     let queued: QueuedEffects = { pending: null, edo: null };
     /** The answer recorded with the document (Idempotency-Key), when nothing happens after the commit. */
     let final: WriteOutcome | null = null;
@@ -295,7 +301,7 @@ export class InvoiceService {
           await recordRestriction(trx, null, row, now);
           if (onCommit) {
             const report = this.effects.undelivered(row, queued.pending);
-            const committed = this.outcome(auth, row, links, info, report, await this.effects.edoState(trx, row, queued), { totals: prepared.totals });
+            const committed = this.outcome(auth, row, links, info, report, await this.effects.edoState(trx, row, queued), { totals: prepared.totals, stored });
             // No e-mail to attempt: the answer is already final, recorded as such and returned as is
             // (built once; the replay is byte for byte this answer).
             final = queued.pending === null ? committed : null;
@@ -312,7 +318,7 @@ export class InvoiceService {
       return final;
     }
     const { report, edo } = await this.effects.afterCommit(this.deps.db, row, queued);
-    return this.outcome(auth, row, links, info, report, edo, { totals: prepared.totals });
+    return this.outcome(auth, row, links, info, report, edo, { totals: prepared.totals, stored });
   }
 
   /** Applies the update if the stored revision is still `current`; null when another update won. */
@@ -420,9 +426,11 @@ export class InvoiceService {
     info: RequestInfo,
     report: DeliveryReport,
     edo: EdoSync | null,
-    written: { demoGuids?: Record<string, string>; totals?: DocumentTotals } = {},
+    written: { demoGuids?: Record<string, string>; totals?: DocumentTotals; stored?: ViewContext['stored'] } = {},
   ): WriteOutcome {
-    const ctx = { ...this.viewContext(auth, info, report.notifications, edo, written.demoGuids), ...(written.totals ? { totals: written.totals } : {}) };
+    const ctx: ViewContext = { ...this.viewContext(auth, info, report.notifications, edo, written.demoGuids) };
+    if (written.totals) ctx.totals = written.totals;
+    if (written.stored) ctx.stored = written.stored;
     const body = buildInvoiceResponse(row, links, ctx);
     return { status: report.status, body, etag: etagOf(row.public_id, row.revision), replayed: false };
   }

@@ -70,7 +70,7 @@ export function documentRowValues(
 ): WriteValues {
   const { invoice, resolved, warnings, totals } = prepared;
   const restriction = serviceRestriction(auth.tariff);
-  const stored = { ...invoice, public_id: publicId, seller_status: sellerStatus };
+  const stored = storedDocument(invoice, publicId, sellerStatus);
   return {
     number: invoice.number,
     date: invoice.date,
@@ -102,7 +102,7 @@ export function documentRowValues(
     buyer_edo_id: invoice.buyer_edo_id ?? null,
     document: JSON.stringify(stored),
     changed_at: now,
-    validation: JSON.stringify({ valid: true, errors: [], warnings }),
+    validation: JSON.stringify(storedValidation(warnings)),
     last_modified_at: now,
     // Without actor_login the key's name stands for the actor (as the metadata description says).
     last_modified_by_login: prepared.envelope.actorLogin ?? auth.keyName,
@@ -110,6 +110,16 @@ export function documentRowValues(
     api_key_name: auth.keyName,
     api_request_host: info.host,
   };
+}
+
+/** What the `document` column holds, as an object (`documentRowValues` stores its JSON). */
+export function storedDocument(invoice: NormalizedInvoice, publicId: string, sellerStatus: SellerStatus) {
+  return { ...invoice, public_id: publicId, seller_status: sellerStatus };
+}
+
+/** What the `validation` column holds, as an object. */
+export function storedValidation(warnings: ValidationIssue[]) {
+  return { valid: true, errors: [], warnings };
 }
 
 export function itemRows(teamId: string, publicId: string, prepared: Pick<PreparedWrite, 'invoice' | 'totals'>) {

@@ -56,24 +56,30 @@ export function resolveSellerFrom(
   return { organization, seller: filled };
 }
 
-/** Teams whose reference rows a node keeps for `SellerReferences` (the oldest dropped beyond it). */
-const SELLER_REFERENCES_MAX = 1000;
+interface TeamReferences {
+  version: string;
+  organizations: OrganizationRow[];
+  bankAccounts: BankAccountRow[];
+}
+
+/** Teams whose organizations and bank accounts a node keeps (a few hundred bytes each). */
+const SELLER_CACHE_MAX = 1000;
 
 /**
- * The team's organizations and bank accounts for resolving sellers, kept per team under the
- * version they were read at (issue 13, PostgreSQL: two round trips per create and PUT less).
- * The version is the team's `catalog_version` and `created_at` from the team row authentication
- * read in this very request: triggers move `catalog_version` on in every transaction that
- * writes a team's organizations or bank accounts (migration 2026-11-26T1410_catalog_version),
- * so a change shows on the very next request, on every node. The rows are read after the
- * version, so they are never older than the version they are kept under (at worst newer, and
- * then the next request's version differs and they are read again). The rows are not changed by
- * anyone once read (`resolveSellerFrom` only reads them).
+ * The team's organizations and bank accounts for `resolveSellerFrom`, kept per team under the
+ * version they were read at: the team's `catalog_version` (moved on by triggers in every
+ * transaction that writes the team's organizations, bank accounts, managers or signers,
+ * migration 2026-11-26T1410_catalog_version) and its `created_at`, both read from the database
+ * with the team row in this very request (authentication reads it anyway), as the catalog's
+ * cache does. Equal version: no query; any change shows on the very next write, on every node.
+ * Saves two reads per create and PUT.
  */
 export class SellerReferences {
-  private readonly teams = new Map<string, { version: string; organizations: OrganizationRow[]; bankAccounts: BankAccountRow[] }>();
+  private readonly teams = new Map<string, TeamReferences>();
   private hits = 0;
   private misses = 0;
+
+  constructor(private readonly db: Executor) {}
 
   /** Served from this node's cache and read afresh (tests, diagnostics). */
   stats(): { hits: number; misses: number; size: number } {
@@ -81,33 +87,24 @@ export class SellerReferences {
   }
 
   async resolve(
-    db: Executor,
     team: { id: string; catalog_version: number; created_at: string },
     seller: Party & { inn: string },
     maxOrganizations: number,
   ): Promise<ResolvedSeller> {
     const version = `${team.catalog_version}\u0000${team.created_at}`;
-    let entry = this.teams.get(team.id);
-    if (entry !== undefined && entry.version === version) {
+    let refs = this.teams.get(team.id);
+    if (refs !== undefined && refs.version === version) {
       this.hits += 1;
     } else {
       this.misses += 1;
-      const [organizations, bankAccounts] = await Promise.all([listOrganizations(db, team.id), listBankAccounts(db, team.id)]);
-      entry = { version, organizations, bankAccounts };
+      // Read after the version: the rows are at least as new as it (at worst newer, and then the
+      // next request's version differs and they are read again).
+      const [organizations, bankAccounts] = await Promise.all([listOrganizations(this.db, team.id), listBankAccounts(this.db, team.id)]);
+      refs = { version, organizations: organizations.map((o) => Object.freeze(o)), bankAccounts: bankAccounts.map((b) => Object.freeze(b)) };
       this.teams.delete(team.id);
-      this.teams.set(team.id, entry);
-      if (this.teams.size > SELLER_REFERENCES_MAX) this.teams.delete(this.teams.keys().next().value as string);
+      this.teams.set(team.id, refs);
+      if (this.teams.size > SELLER_CACHE_MAX) this.teams.delete(this.teams.keys().next().value as string);
     }
-    return resolveSellerFrom(seller, entry.organizations, entry.bankAccounts, maxOrganizations);
+    return resolveSellerFrom(seller, refs.organizations, refs.bankAccounts, maxOrganizations);
   }
-}
-
-export async function resolveSeller(
-  db: Executor,
-  teamId: string,
-  seller: Party & { inn: string },
-  maxOrganizations: number,
-): Promise<ResolvedSeller> {
-  const [organizations, bankAccounts] = await Promise.all([listOrganizations(db, teamId), listBankAccounts(db, teamId)]);
-  return resolveSellerFrom(seller, organizations, bankAccounts, maxOrganizations);
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { amountInWords, type AmountInWordsCurrency } from '../../../src/modules/invoices/amount-in-words.js';
+import fc from 'fast-check';
+import { spelledOut } from '../../../src/modules/invoices/amount-in-words.fast.js';
+import { amountInWords, amountInWordsByLibrary, type AmountInWordsCurrency } from '../../../src/modules/invoices/amount-in-words.js';
 
 describe('amountInWords: RUB', () => {
   it.each([
@@ -85,5 +87,38 @@ describe('amountInWords: refusals', () => {
   it('throws on an unsupported currency instead of printing rubles', () => {
     expect(() => amountInWords('1.00', 'GBP' as AmountInWordsCurrency)).toThrow(/currency/);
     expect(() => amountInWords('1.00', 'toString' as AmountInWordsCurrency)).toThrow(/currency/);
+  });
+});
+
+describe('amountInWords without the library: word for word what number-to-words-ru writes', () => {
+  const currencies: AmountInWordsCurrency[] = ['RUB', 'USD', 'EUR', 'CNY', 'KZT', 'BYN'];
+
+  it('agrees on chosen amounts (zeros, 11–14, feminine thousands, every scale, signs, rounding)', () => {
+    const amounts = ['0', '0.00', '-0.00', '-0.001', '-0.01', '0.005', '1', '2.02', '4.99', '5', '10', '11.11', '14.14', '19', '20', '21.21', '99.99',
+      '100', '101', '111', '112', '1000', '1001', '1011', '2000', '2021', '11000', '21000', '22000', '100000', '1000000', '1001000', '2002002',
+      '11000000', '1000000000', '21000000000', '1000000000000', '1000000000000000', '3333333332999999.67', '999999999999999999.99',
+      '1000000000000000000', '-112345678901234567.99', '012.50', '+3', '.5', '12.345'];
+    for (const c of currencies) for (const a of amounts) expect(amountInWords(a, c), `${a} ${c}`).toBe(amountInWordsByLibrary(a, c));
+  });
+
+  it('agrees on random amounts of every length up to 20 digits', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...currencies), fc.boolean(), fc.stringMatching(/^[1-9]\d{0,19}$/), fc.stringMatching(/^\d{2}$/), (c, neg, int, frac) => {
+        const a = `${neg ? '-' : ''}${int}.${frac}`;
+        expect(amountInWords(a, c)).toBe(amountInWordsByLibrary(a, c));
+        // Below 10^18 the text is this module's own, not the library's.
+        if (int.length <= 18) expect(spelledOut(a, c)).toBe(amountInWordsByLibrary(a, c));
+        else expect(spelledOut(a, c)).toBeNull();
+      }),
+      { numRuns: 6_000 },
+    );
+    // Few non-zero digits: the zero groups and their scale words.
+    fc.assert(
+      fc.property(fc.constantFrom(...currencies), fc.integer({ min: 0, max: 17 }), fc.integer({ min: 1, max: 999 }), fc.integer({ min: 0, max: 21 }), (c, shift, head, tail) => {
+        const a = `${String(head)}${'0'.repeat(shift)}`.slice(0, 18).replace(/\d{1,2}$/, (d) => String(tail).padStart(d.length, '0').slice(-d.length)) + '.00';
+        expect(amountInWords(a, c)).toBe(amountInWordsByLibrary(a, c));
+      }),
+      { numRuns: 3_000 },
+    );
   });
 });

@@ -124,3 +124,34 @@ describe('the seller is resolved against the reference data as it is now (Postgr
     }
   });
 });
+
+describe("the seller's requisites come from the team's organizations as they are now (kept per catalog version)", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp();
+  });
+  afterAll(async () => t.close());
+
+  it('shows a change of an organization or a bank account, made by hand in the database, on the very next write', async () => {
+    const doc = (n: string) => ({ invoice: simpleDoc(n) });
+    const first = await createOk(t, doc('c1'));
+    expect(first.invoice.seller).toMatchObject({ kpp: '773601001', bank_name: 'ПАО Сбербанк', bik: '044525225' });
+    // Not through the service: SQL by hand (any node, the bootstrap import, an operator).
+    await t.db.db.updateTable('organizations').set({ kpp: '770101001', address: 'Казань' }).where('id', '=', 'org-1').execute();
+    const second = await createOk(t, doc('c2'));
+    expect(second.invoice.seller).toMatchObject({ kpp: '770101001', address: 'Казань', bank_name: 'ПАО Сбербанк' });
+    await t.db.db.updateTable('bank_accounts').set({ bank_name: 'АО Банк', bik: '044525974' }).where('organization_id', '=', 'org-1').execute();
+    const third = await createOk(t, doc('c3'));
+    expect(third.invoice.seller).toMatchObject({ kpp: '770101001', bank_name: 'АО Банк', bik: '044525974' });
+    // An update fills from the same current rows.
+    const updated = await put(t, first.public_id, doc('c1'));
+    expect(updated.statusCode).toBe(200);
+    expect(updated.json().invoice.seller).toMatchObject({ kpp: '770101001', bank_name: 'АО Банк' });
+    await t.db.db.updateTable('organizations').set({ active: 0 }).where('id', '=', 'org-1').execute();
+    const refused = await post(t, doc('c4'));
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error).toBe('seller_org_not_allowed');
+    await t.db.db.updateTable('organizations').set({ active: 1 }).where('id', '=', 'org-1').execute();
+    expect((await post(t, doc('c5'))).statusCode).toBe(200);
+  });
+});

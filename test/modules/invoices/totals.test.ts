@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { formatMoney, fromMinorUnits, toMinorUnits } from '../../../src/shared/money.js';
+import { decimalToMinorUnits, formatMoney, fromMinorUnits, toMinorUnits } from '../../../src/shared/money.js';
 import { computeTotals, lineAmount, type TotalsItemInput } from '../../../src/modules/invoices/totals.js';
 
 const onTop = { pricesIncludeVat: false } as const;
@@ -280,6 +280,19 @@ describe('minor units (issue 14: exact money strings)', () => {
     expect(fromMinorUnits('-10')).toBe('-0.10');
     expect(fromMinorUnits('0')).toBe('0.00');
     expect(() => fromMinorUnits('1.5')).toThrow();
+  });
+
+  it('gives the same kopecks on the two-decimal fast path as by decimal arithmetic', () => {
+    for (const v of ['0.00', '-0.00', '00.05', '-0.01', '10.00', '-100.50', '007.70', '1234.56', '3333333332999999.67', '1.5', '1', '1.005', '-1.995', '1e3']) {
+      expect(toMinorUnits(v), v).toBe(decimalToMinorUnits(v));
+    }
+    fc.assert(
+      fc.property(fc.boolean(), fc.stringMatching(/^\d{1,22}$/), fc.stringMatching(/^\d{1,3}$/), (neg, int, frac) => {
+        const v = `${neg ? '-' : ''}${int}.${frac}`;
+        expect(toMinorUnits(v)).toBe(decimalToMinorUnits(v));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('gives total_kopecks of a total above 10^15 exactly', () => {
