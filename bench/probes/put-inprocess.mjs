@@ -9,7 +9,7 @@
 // With SQL=1 every statement's wall time is summed by its SQL text (better-sqlite3's run/all/get
 // wrapped) and printed per PUT; the group-commit batches and the WAL file size are printed too.
 // MODE=create: creates instead of PUTs (the same document), for the ratio of a PUT to a create.
-// usage: node bench/probes/put-inprocess.mjs <rootA> [rootB] [N=200] [blocks=20]
+// usage: node bench/probes/put-inprocess.mjs <rootA> [rootB] [N=200] [blocks=20]   (a root may end in :thread, see start())
 import fs from 'node:fs'; import os from 'node:os'; import path from 'node:path'; import { createRequire } from 'node:module';
 const args = process.argv.slice(2);
 const roots = args.filter((a) => !/^\d+$/.test(a));
@@ -19,7 +19,7 @@ const KEY = 'ak_bench_0000000000000000000000000001';
 const huge = { per_sec: 2e9, per_min: 2e9, per_day: 2e9 };
 const sqlTimes = new Map(); const commits = [];
 if (process.env.SQL === '1') {
-  const require = createRequire(path.join(path.resolve(roots[0]), 'package.json'));
+  const require = createRequire(path.join(path.resolve(roots[0].replace(/:thread$/, '')), 'package.json'));
   const Sqlite = require('better-sqlite3');
   const proto = Object.getPrototypeOf(new Sqlite(':memory:').prepare('select 1'));
   for (const m of ['run', 'all', 'get']) {
@@ -28,13 +28,15 @@ if (process.env.SQL === '1') {
       const t = process.hrtime.bigint(); const c = process.cpuUsage();
       try { return orig.apply(this, a); } finally {
         const u = process.cpuUsage(c);
-        if (this.source === 'commit') commits.push(Number(process.hrtime.bigint() - t) / 1e6);
+        if (this.source === 'commit') commits.push({ file: this.database.name, ms: Number(process.hrtime.bigint() - t) / 1e6 });
         const e = sqlTimes.get(this.source) ?? { n: 0, ns: 0n, cpu: 0 }; e.n++; e.ns += process.hrtime.bigint() - t; e.cpu += u.user + u.system; sqlTimes.set(this.source, e);
       }
     };
   }
 }
-async function start(root) {
+async function start(spec) {
+  // "<root>:thread": that build with INVOICING_SQLITE_CHECKPOINT_THREAD=true (src/db/wal-checkpointer.ts).
+  const thread = spec.endsWith(':thread'); const root = thread ? spec.slice(0, -':thread'.length) : spec;
   const { loadConfig } = await import(path.join(path.resolve(root), 'dist/src/config/config.js'));
   const { startRuntime } = await import(path.join(path.resolve(root), 'dist/src/runtime.js'));
   const { groupCommitFor } = await import(path.join(path.resolve(root), 'dist/src/db/group-commit.js'));
@@ -48,9 +50,10 @@ async function start(root) {
       signers: [{ id: 'bench-s', organization_id: 'bench-org', name: 'Анна Смирнова', position: 'Генеральный директор', role: 'director' }] }] }));
   const file = path.join(dir, 'db.sqlite');
   const env = { ...process.env, DATABASE_URL: `sqlite:${file}`, INVOICING_BOOTSTRAP_FILE: path.join(dir, 'b.json'),
-    INVOICING_DATA_DIR: dir, INVOICING_IN_PROCESS_WORKER: 'false', LOG_LEVEL: 'warn', INVOICING_IP_RATE_PER_SEC: '1000000' };
+    INVOICING_DATA_DIR: dir, INVOICING_IN_PROCESS_WORKER: 'false', LOG_LEVEL: 'warn', INVOICING_IP_RATE_PER_SEC: '1000000',
+    INVOICING_SQLITE_CHECKPOINT_THREAD: thread ? 'true' : 'false' };
   const rt = await startRuntime(loadConfig(env)); await rt.app.ready();
-  return { rt, dir, file, root, group: groupCommitFor(rt.database.db), pool: [] };
+  return { rt, dir, file, root: spec, base: root, group: groupCommitFor(rt.database.db), pool: [] };
 }
 const doc = { number: 'BENCH-PUT', date: '2026-03-02', currency: 'RUB', seller: { inn: '7707083893' },
   buyer: { name: 'ООО «Покупатель»', inn: '7736207543', kpp: '773601001', address: 'г. Москва, ул. Тверская, д. 1', email: 'buyer@example.com' },
@@ -62,23 +65,25 @@ const headers = { 'x-api-key': KEY, 'content-type': 'application/json' };
 async function seed(x) {
   // SEED=n: n documents bulk-loaded as the bench seeds them (bench/seed.ts), WAL checkpointed after.
   const n = Number(process.env.SEED ?? 0); if (n === 0) return;
-  const { readTemplate, seedDocuments } = await import(path.join(path.resolve(x.root), 'dist/bench/seed.js'));
+  const { readTemplate, seedDocuments } = await import(path.join(path.resolve(x.base), 'dist/bench/seed.js'));
   const r = await x.rt.app.inject({ method: 'POST', url: '/api/v1/invoices', headers, payload: JSON.stringify({ ...doc, number: 'TEMPLATE-1' }) });
   const template = await readTemplate(x.rt.database.db, 'bench', JSON.parse(r.body).public_id);
   await seedDocuments(x.rt.database.db, { teamId: 'bench', template, count: n });
-  const { sql } = await import(path.join(path.resolve(x.root), 'node_modules/kysely/dist/esm/index.js'));
+  const { sql } = await import(path.join(path.resolve(x.base), 'node_modules/kysely/dist/esm/index.js'));
   await sql`pragma wal_checkpoint(TRUNCATE)`.execute(x.rt.database.db);
 }
 async function fill(x) {
   await seed(x);
-  if (process.env.AUTOCKPT) { const { sql } = await import(path.join(path.resolve(x.root), 'node_modules/kysely/dist/esm/index.js')); await sql.raw(`pragma wal_autocheckpoint=${Number(process.env.AUTOCKPT)}`).execute(x.rt.database.db); }
+  if (process.env.AUTOCKPT) { const { sql } = await import(path.join(path.resolve(x.base), 'node_modules/kysely/dist/esm/index.js')); await sql.raw(`pragma wal_autocheckpoint=${Number(process.env.AUTOCKPT)}`).execute(x.rt.database.db); }
   for (let i = 0; i < POOL; i++) {
     const r = await x.rt.app.inject({ method: 'POST', url: '/api/v1/invoices', headers, payload: JSON.stringify({ ...doc, number: `BENCH-PUT-${i}` }) });
     if (r.statusCode !== 200) throw new Error(r.body);
     x.pool.push({ id: JSON.parse(r.body).public_id, etag: r.headers.etag });
   }
 }
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 async function run(x) {
+  const eld = monitorEventLoopDelay({ resolution: 5 }); eld.enable();
   let done = 0; const lat = x.lat ??= []; const c0 = process.cpuUsage(); const t0 = performance.now();
   async function lane() {
     while (done < N) {
@@ -98,7 +103,8 @@ async function run(x) {
     }
   }
   await Promise.all(Array.from({ length: LANES }, lane));
-  const c = process.cpuUsage(c0);
+  const c = process.cpuUsage(c0); eld.disable();
+  x.loopMax = Math.max(x.loopMax ?? 0, x.measuring ? eld.max / 1e6 : 0);
   return { cpu: (c.user + c.system) / 1000 / N, sys: c.system / 1000 / N, wall: performance.now() - t0 };
 }
 const apps = [];
@@ -106,7 +112,7 @@ for (const r of roots) { const x = await start(r); await fill(x); apps.push(x); 
 const res = apps.map(() => []);
 let walMax = apps.map(() => 0);
 for (let b = 0; b < BLOCKS + 2; b++) {
-  if (b === 2) { sqlTimes.clear(); commits.length = 0; for (const x of apps) x.lat = []; for (const x of apps) Object.assign(x.group.stats, { batches: 0, writes: 0, largest: 0 }); }
+  if (b === 2) { sqlTimes.clear(); commits.length = 0; for (const x of apps) { x.lat = []; x.measuring = true; } for (const x of apps) Object.assign(x.group.stats, { batches: 0, writes: 0, largest: 0 }); }
   for (let j = 0; j < apps.length; j++) {
     const a = (j + b) % apps.length; const v = await run(apps[a]);
     if (b >= 2) res[a].push(v);
@@ -122,8 +128,11 @@ for (let a = 0; a < apps.length; a++) {
     `PUT/s median ${(N / med(r.map((v) => v.wall)) * 1000).toFixed(0)}; batches ${g.batches}, writes ${g.writes} (${(g.writes / Math.max(1, g.batches)).toFixed(1)}/batch, largest ${g.largest}); WAL max ${(walMax[a] / 1e6).toFixed(1)} MB`);
 }
 const pct = (x, p) => { const s = [...x].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(s.length * p))] ?? 0; };
-for (const x of apps) if (x.lat?.length) console.log(`${x.root}: PUT latency p50 ${pct(x.lat, 0.5).toFixed(0)} ms, p99 ${pct(x.lat, 0.99).toFixed(0)} ms, max ${pct(x.lat, 1).toFixed(0)} ms`);
-if (commits.length) console.log(`COMMIT ms: p50 ${pct(commits, 0.5).toFixed(1)}, p90 ${pct(commits, 0.9).toFixed(1)}, max ${pct(commits, 1).toFixed(1)}; the 5 longest ${[...commits].sort((a, b) => b - a).slice(0, 5).map((v) => v.toFixed(0)).join(', ')}`);
+for (const x of apps) if (x.lat?.length) console.log(`${x.root}: PUT latency p50 ${pct(x.lat, 0.5).toFixed(0)} ms, p99 ${pct(x.lat, 0.99).toFixed(0)} ms, max ${pct(x.lat, 1).toFixed(0)} ms; longest event-loop delay ${x.loopMax.toFixed(0)} ms`);
+for (const x of apps) {
+  const c = commits.filter((v) => v.file === x.file).map((v) => v.ms);
+  if (c.length) console.log(`${x.root}: COMMIT ms p50 ${pct(c, 0.5).toFixed(1)}, p90 ${pct(c, 0.9).toFixed(1)}, max ${pct(c, 1).toFixed(1)}; the 5 longest ${[...c].sort((a, b) => b - a).slice(0, 5).map((v) => v.toFixed(0)).join(', ')}`);
+}
 if (sqlTimes.size > 0) {
   const puts = N * BLOCKS * apps.length;
   const rows = [...sqlTimes.entries()].sort((p, q) => Number(q[1].ns - p[1].ns));
@@ -131,4 +140,5 @@ if (sqlTimes.size > 0) {
   console.log(`SQL per PUT: wall ${(Number(total) / 1e3 / puts).toFixed(1)} µs, CPU ${(cpu / puts).toFixed(1)} µs`);
   for (const [s, e] of rows.slice(0, 30)) console.log(`${(Number(e.ns) / 1e3 / puts).toFixed(1).padStart(8)} µs/PUT wall ${(e.cpu / puts).toFixed(1).padStart(7)} CPU ${(e.n / puts).toFixed(2).padStart(6)}×  ${s.replace(/\s+/g, ' ').slice(0, 150)}`);
 }
+for (const x of apps) if (x.rt.database.checkpointer) console.log(`${x.root}: checkpoint thread`, JSON.stringify(await x.rt.database.checkpointer.stats()));
 for (const x of apps) { await x.rt.close(); if (process.env.KEEP === "1") console.log("kept", x.file); else fs.rmSync(x.dir, { recursive: true, force: true }); }
