@@ -72,8 +72,17 @@ async function seed(x) {
   const { sql } = await import(path.join(path.resolve(x.base), 'node_modules/kysely/dist/esm/index.js'));
   await sql`pragma wal_checkpoint(TRUNCATE)`.execute(x.rt.database.db);
 }
+async function backlog(x) {
+  // BACKLOG=n: n creates with an e-mail to their recipient first, as the bench's invoice-create-email
+  // scenario leaves them: with no worker running, every e-mail stays pending in the outbox.
+  const n = Number(process.env.BACKLOG ?? 0); let done = 0;
+  const payload = JSON.stringify({ ...doc, number: 'MAIL', api_recipients: [{ email: 'buyer@example.com', name: 'Покупатель' }], notify_recipients: true });
+  async function lane() { while (done < n) { done++; const r = await x.rt.app.inject({ method: 'POST', url: '/api/v1/invoices', headers, payload }); if (r.statusCode !== 200 && r.statusCode !== 207) throw new Error(r.body); } }
+  await Promise.all(Array.from({ length: LANES }, lane));
+}
 async function fill(x) {
   await seed(x);
+  await backlog(x);
   if (process.env.AUTOCKPT) { const { sql } = await import(path.join(path.resolve(x.base), 'node_modules/kysely/dist/esm/index.js')); await sql.raw(`pragma wal_autocheckpoint=${Number(process.env.AUTOCKPT)}`).execute(x.rt.database.db); }
   for (let i = 0; i < POOL; i++) {
     const r = await x.rt.app.inject({ method: 'POST', url: '/api/v1/invoices', headers, payload: JSON.stringify({ ...doc, number: `BENCH-PUT-${i}` }) });

@@ -81,19 +81,25 @@ export async function listLinks(db: Executor, teamId: string, publicId: string, 
 }
 
 /** Jobs still waiting in the outbox (not claimed): superseded by a newer revision or a change that stops sync. */
-// Every update of a document runs it (planSync), most finding nothing: compiled once.
-const waitingSendsOf = preparedQuery<'teamId' | 'publicId', { id: string }>((db, p) =>
+/**
+ * The document's EDO sends with their state. Every update of a document runs it (planSync), most
+ * finding nothing: compiled once. `state` is compared here, not in SQL: with `state = 'pending'`
+ * in the WHERE, SQLite (no statistics) planned it on `outbox_due_idx (state, …)` and visited every
+ * pending row of every team (the e-mails and sends waiting for the worker) to find the
+ * document's: 431 µs per update with 1,400 waiting, growing with the backlog. Without it, the
+ * plan is the document's index `outbox_team_document_idx (team_id, public_id, …)`: 3 µs.
+ */
+const sendsOf = preparedQuery<'teamId' | 'publicId', { id: string; state: string }>((db, p) =>
   db
     .selectFrom('outbox')
-    .select('id')
+    .select(['id', 'state'])
     .where('team_id', '=', p('teamId'))
     .where('public_id', '=', p('publicId'))
-    .where('kind', '=', 'edo_send')
-    .where('state', '=', 'pending'),
+    .where('kind', '=', 'edo_send'),
 );
 
 export async function supersedeWaitingJobs(db: Executor, teamId: string, publicId: string, now: string): Promise<number> {
-  const waiting = await waitingSendsOf(db, { teamId, publicId });
+  const waiting = (await sendsOf(db, { teamId, publicId })).filter((s) => s.state === 'pending');
   if (waiting.length === 0) return 0;
   const ids = waiting.map((w) => w.id);
   const result = await db

@@ -244,6 +244,38 @@ describe('PUT /api/v1/invoices/{public_id}: full update', () => {
       expect((await itemsOf(id)).map((r) => [r.line_no, r.name, r.qty])).toEqual([[1, 'Работа', '1']]);
     });
 
+    it('SQLite: plans none of its statements on a scan or on the outbox due index, however long the outbox backlog', async () => {
+      if (t.db.dialect !== 'sqlite' || !t.db.statements) return;
+      const created = await createOk(t, simpleDoc('plans-1'));
+      const id = created.public_id as string;
+      const cache = t.db.statements;
+      const seen = new Set<string>();
+      const prepare = cache.prepare.bind(cache);
+      cache.prepare = (text: string) => {
+        seen.add(text);
+        return prepare(text);
+      };
+      try {
+        const res = await put(t, id, { invoice: simpleDoc('plans-1', { comment: 'again' }) });
+        expect(res.statusCode).toBe(200);
+      } finally {
+        cache.prepare = prepare;
+      }
+      const plans: string[] = [];
+      for (const text of seen) {
+        if (!/^\s*(select|update|delete|insert)/i.test(text)) continue;
+        // Any values: without statistics the plan does not depend on them.
+        const params = (text.match(/\?/g) ?? []).map(() => 'x');
+        const rows = prepare(`explain query plan ${text}`).all(...params) as Array<{ detail: string }>;
+        plans.push(`${text.slice(0, 60)} => ${rows.map((r) => r.detail).join(' | ')}`);
+      }
+      expect(plans.some((p) => p.includes('from "outbox"'))).toBe(true);
+      for (const plan of plans) {
+        expect(plan).not.toContain('outbox_due_idx');
+        expect(plan).not.toMatch(/SCAN (invoices|invoice_items|share_links|invoice_revisions|outbox|edo_jobs|events)\b/);
+      }
+    });
+
     it('moves the document between months only when its date changes, and the date-range totals follow', async () => {
       const created = await createOk(t, simpleDoc('dates-1', { date: '2031-05-10' }));
       const id = created.public_id as string;
