@@ -77,7 +77,8 @@ export function announceDemoKey(config: Config, secret: string): void {
  * line works the moment it appears) and calls `close()` on shutdown.
  */
 export async function startRuntime(baseConfig: Config): Promise<Runtime> {
-  const database = openDatabase(baseConfig.database);
+  // INVOICING_SQLITE_CHECKPOINT_THREAD: WAL checkpoints on a thread, not in a request's COMMIT (src/db/wal-checkpointer.ts).
+  const database = openDatabase(baseConfig.database, { backgroundCheckpoints: baseConfig.sqliteCheckpointThread });
   let config: Config & { secret: string };
   let demo: DemoTeam | null = null;
   let bootstrapWarnings: string[] = [];

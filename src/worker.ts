@@ -21,7 +21,7 @@ import { systemClock } from './shared/clock.js';
 
 export async function runWorker(config: Config): Promise<void> {
   const logger = pino(loggerOptions(config.logLevel), logDestination());
-  const database = openDatabase(config.database);
+  const database = openDatabase(config.database, { backgroundCheckpoints: config.sqliteCheckpointThread });
   await migrateToLatest(database.db);
   const secret = await resolveServiceSecret(database, config);
   const notifier = createNotifications({

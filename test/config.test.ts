@@ -128,6 +128,7 @@ describe('loadConfig overrides', () => {
       logLevel: 'warn',
       dataDir: '/var/lib/invoicing',
       inProcessWorker: false,
+      sqliteCheckpointThread: false,
       edo: {
         operator: 'sandbox',
         url: null,

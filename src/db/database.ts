@@ -20,6 +20,7 @@ import { DEFAULT_PG_POOL_SIZE, type DatabaseTarget } from '../config/config.js';
 import type { Database } from './types.js';
 import { cachingSqlite, SqliteStatementCache } from './statement-cache.js';
 import { useNamedStatements } from './pg-statements.js';
+import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 
 export type Db = Kysely<Database>;
 export type Executor = Kysely<Database> | Transaction<Database>;
@@ -34,7 +35,18 @@ export interface DatabaseHandle {
    * usable directly for hot SQL. Null on PostgreSQL.
    */
   statements?: SqliteStatementCache | null;
+  /** SQLite with `backgroundCheckpoints`: the thread that checkpoints the WAL (wal-checkpointer.ts). */
+  checkpointer?: WalCheckpointer | null;
   close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /**
+   * SQLite file: checkpoint the WAL on a thread of its own instead of inside the COMMIT that
+   * fills it (src/db/wal-checkpointer.ts). The service and `invoicing worker` turn it on with
+   * INVOICING_SQLITE_CHECKPOINT_THREAD=true; otherwise SQLite's automatic checkpoint stays.
+   */
+  backgroundCheckpoints?: boolean;
 }
 
 /** Statements kept per SQLite connection: the service's distinct SQL texts fit with room. */
@@ -80,7 +92,7 @@ class LockingSqliteDialect extends SqliteDialect {
 // PostgreSQL BIGINT (int8) arrives as a string by default; our integer columns fit in a double.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
 
-export function openDatabase(target: DatabaseTarget): DatabaseHandle {
+export function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): DatabaseHandle {
   if (target.kind === 'sqlite') {
     if (target.file !== ':memory:') fs.mkdirSync(path.dirname(target.file), { recursive: true });
     const sqlite = new SqliteDatabase(target.file);
@@ -92,7 +104,18 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
     // Kysely prepares every query it runs; the cache hands back the statement prepared before.
     const statements = new SqliteStatementCache(sqlite, { max: STATEMENT_CACHE_SIZE });
     const db = new Kysely<Database>({ dialect: new LockingSqliteDialect({ database: cachingSqlite(sqlite, statements) }) });
-    return { db, dialect: 'sqlite', statements, close: () => db.destroy() };
+    const checkpointer = options.backgroundCheckpoints && target.file !== ':memory:' ? startWalCheckpointer(sqlite, target.file) : null;
+    return {
+      db,
+      dialect: 'sqlite',
+      statements,
+      checkpointer,
+      close: async () => {
+        // The thread's connection first: the last connection to close checkpoints and removes the WAL.
+        await checkpointer?.stop();
+        await db.destroy();
+      },
+    };
   }
   // INVOICING_PG_POOL_SIZE (docs/deployment.md): the most connections this process holds.
   const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize ?? DEFAULT_PG_POOL_SIZE });

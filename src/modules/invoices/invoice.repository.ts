@@ -255,6 +255,39 @@ export async function replaceItems(
   await insertItems(db, items);
 }
 
+const itemsOf = preparedQuery<'teamId' | 'publicId', InvoiceItemsTable>((db, p) =>
+  db.selectFrom('invoice_items').selectAll().where('team_id', '=', p('teamId')).where('public_id', '=', p('publicId')).orderBy('line_no'),
+);
+
+/**
+ * An update's items: rewritten only when they differ from the stored rows (every column, in
+ * line order). A DELETE and INSERT of unchanged items rewrote two b-tree pages per document
+ * (the rows and their key) for nothing; a read of the rows costs less. True when it wrote.
+ */
+export async function replaceItemsIfChanged(
+  db: Executor,
+  teamId: string,
+  publicId: string,
+  items: Array<Insertable<InvoiceItemsTable>>,
+): Promise<boolean> {
+  const stored = await itemsOf(db, { teamId, publicId });
+  if (sameRows(stored, items)) return false;
+  await replaceItems(db, teamId, publicId, items);
+  return true;
+}
+
+function sameRows(stored: readonly object[], wanted: readonly object[]): boolean {
+  if (stored.length !== wanted.length) return false;
+  for (let i = 0; i < stored.length; i++) {
+    const a = stored[i] as Record<string, unknown>;
+    const b = wanted[i] as Record<string, unknown>;
+    const keys = Object.keys(b);
+    if (Object.keys(a).length !== keys.length) return false;
+    for (const key of keys) if (a[key] !== b[key]) return false;
+  }
+  return true;
+}
+
 /** A new document's items: one multi-row INSERT (chunks keep each under SQLite's bound-parameter limit). */
 export async function insertItems(db: Executor, items: Array<Insertable<InvoiceItemsTable>>): Promise<void> {
   for (let i = 0; i < items.length; i += 200) {

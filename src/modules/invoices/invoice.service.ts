@@ -362,6 +362,9 @@ export class InvoiceService {
     const applied = await this.commits.run(async (trx) => {
       const ok = await repo.updateInvoice(trx, auth.teamId, publicId, current.revision, {
         ...values,
+        // An unchanged date is left out of the SET: SQLite then leaves the list index
+        // (team_id, date, created_at, public_id) and the month-count trigger alone.
+        date: values.date === current.date ? undefined : values.date,
         revision: next.revision,
         api_updated_at: apiUpdatedAt,
       });
@@ -381,7 +384,11 @@ export class InvoiceService {
       });
       const keep = this.deps.revisionsKeep ?? 0;
       if (keep > 0) await repo.pruneRevisions(trx, auth.teamId, publicId, current.revision, keep);
-      await repo.replaceItems(trx, auth.teamId, publicId, itemRows(auth.teamId, publicId, prepared));
+      const items = itemRows(auth.teamId, publicId, prepared);
+      // SQLite: unchanged items are not rewritten (their pages stay out of the WAL). PostgreSQL
+      // keeps the DELETE + INSERT: comparing would cost a round trip more when they changed.
+      if (this.onPostgres) await repo.replaceItems(trx, auth.teamId, publicId, items);
+      else await repo.replaceItemsIfChanged(trx, auth.teamId, publicId, items);
       links = await syncShareLinks(trx, auth.teamId, publicId, prepared.invoice.api_recipients, now);
       await recordWriteEvents(trx, current, next, now);
       queued = await this.effects.enqueue(trx, auth, next, prepared, links);

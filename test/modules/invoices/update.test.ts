@@ -1,7 +1,8 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { BETA_KEY } from '../../helpers/fixtures.js';
-import { BETA_ORG_INN, countRows, createOk, get, put, referenceDoc, simpleDoc, storedRow, tokenOf } from './write-helpers.js';
+import { ACME, BETA_ORG_INN, countRows, createOk, get, put, referenceDoc, simpleDoc, storedRow, tokenOf } from './write-helpers.js';
 
 describe('PUT /api/v1/invoices/{public_id}: full update', () => {
   let t: TestApp;
@@ -192,6 +193,106 @@ describe('PUT /api/v1/invoices/{public_id}: full update', () => {
       const byRevision = new Map(winners.map((w) => [w.api.revision as number, w.invoice.number as string]));
       for (let n = 2; n <= winners.length; n++) expect(numbers[n - 1]).toBe(byRevision.get(n));
       expect(await countRows(t, 'invoice_items', id)).toBe(1);
+    });
+  });
+
+  describe('the stored rows of an update', () => {
+    // SQLite: with the rowid, which shows whether a row was rewritten (PostgreSQL rewrites the items on every update).
+    const itemsOf = (id: string) =>
+      t.db.db
+        .selectFrom('invoice_items')
+        .select(['line_no', 'name', 'qty', 'unit', 'price', 'vat_pct', 'amount', 'net', 'vat', 'gross'])
+        .$if(t.db.dialect === 'sqlite', (q) => q.select(sql<number>`rowid`.as('rowid')))
+        .where('public_id', '=', id)
+        .orderBy('line_no')
+        .execute();
+    const dated = (from: string, to: string) =>
+      t.call({ method: 'GET', url: `/api/v1/invoices?date_from=${from}&date_to=${to}&limit=1`, headers: ACME }).then((r) => r.json().total as number);
+
+    it('keeps unchanged items as stored and replaces changed ones (values, count, order)', async () => {
+      const two = [
+        { name: 'Работа', qty: 1, price: 100, vat_pct: 22 },
+        { name: 'Доставка', qty: 2, unit: 'шт', price: 50.5, vat_pct: null },
+      ];
+      const created = await createOk(t, simpleDoc('items-1', { items: two }));
+      const id = created.public_id as string;
+      const first = await itemsOf(id);
+      expect(first.map((r) => [r.line_no, r.name, r.qty, r.price, r.vat_pct])).toEqual([
+        [1, 'Работа', '1', '100', '22'],
+        [2, 'Доставка', '2', '50.5', null],
+      ]);
+      // Same items, another comment: the rows stay as they were (on SQLite the very rows: same rowids).
+      const same = await put(t, id, { invoice: simpleDoc('items-1', { items: two, comment: 'другой' }) });
+      expect(same.statusCode).toBe(200);
+      expect(await itemsOf(id)).toEqual(first);
+      // A changed quantity: the rows hold the new values and amounts.
+      const changed = await put(t, id, { invoice: simpleDoc('items-1', { items: [two[0], { ...two[1], qty: 3 }] }) });
+      expect(changed.statusCode).toBe(200);
+      const third = await itemsOf(id);
+      expect(third.map((r) => [r.line_no, r.name, r.qty])).toEqual([
+        [1, 'Работа', '1'],
+        [2, 'Доставка', '3'],
+      ]);
+      expect(third[1]?.gross).not.toBe(first[1]?.gross);
+      // Swapped order, then one item fewer.
+      await put(t, id, { invoice: simpleDoc('items-1', { items: [{ ...two[1], qty: 3 }, two[0]] }) });
+      expect((await itemsOf(id)).map((r) => [r.line_no, r.name])).toEqual([
+        [1, 'Доставка'],
+        [2, 'Работа'],
+      ]);
+      await put(t, id, { invoice: simpleDoc('items-1', { items: [two[0]] }) });
+      expect((await itemsOf(id)).map((r) => [r.line_no, r.name, r.qty])).toEqual([[1, 'Работа', '1']]);
+    });
+
+    it('SQLite: plans none of its statements on a scan or on the outbox due index, however long the outbox backlog', async () => {
+      if (t.db.dialect !== 'sqlite' || !t.db.statements) return;
+      const created = await createOk(t, simpleDoc('plans-1'));
+      const id = created.public_id as string;
+      const cache = t.db.statements;
+      const seen = new Set<string>();
+      const prepare = cache.prepare.bind(cache);
+      cache.prepare = (text: string) => {
+        seen.add(text);
+        return prepare(text);
+      };
+      try {
+        const res = await put(t, id, { invoice: simpleDoc('plans-1', { comment: 'again' }) });
+        expect(res.statusCode).toBe(200);
+      } finally {
+        cache.prepare = prepare;
+      }
+      const plans: string[] = [];
+      for (const text of seen) {
+        if (!/^\s*(select|update|delete|insert)/i.test(text)) continue;
+        // Any values: without statistics the plan does not depend on them.
+        const params = (text.match(/\?/g) ?? []).map(() => 'x');
+        const rows = prepare(`explain query plan ${text}`).all(...params) as Array<{ detail: string }>;
+        plans.push(`${text.slice(0, 60)} => ${rows.map((r) => r.detail).join(' | ')}`);
+      }
+      expect(plans.some((p) => p.includes('from "outbox"'))).toBe(true);
+      for (const plan of plans) {
+        expect(plan).not.toContain('outbox_due_idx');
+        expect(plan).not.toMatch(/SCAN (invoices|invoice_items|share_links|invoice_revisions|outbox|edo_jobs|events)\b/);
+      }
+    });
+
+    it('moves the document between months only when its date changes, and the date-range totals follow', async () => {
+      const created = await createOk(t, simpleDoc('dates-1', { date: '2031-05-10' }));
+      const id = created.public_id as string;
+      expect(await dated('2031-05-01', '2031-05-31')).toBe(1);
+      // Same date: still counted once in May.
+      expect((await put(t, id, { invoice: simpleDoc('dates-1', { date: '2031-05-10', comment: 'x' }) })).statusCode).toBe(200);
+      expect(await dated('2031-05-01', '2031-05-31')).toBe(1);
+      expect((await storedRow(t, id))?.date).toBe('2031-05-10');
+      // Another day of May, then June: the row, the list and the month counts move.
+      expect((await put(t, id, { invoice: simpleDoc('dates-1', { date: '2031-05-20' }) })).statusCode).toBe(200);
+      expect((await storedRow(t, id))?.date).toBe('2031-05-20');
+      expect(await dated('2031-05-15', '2031-05-31')).toBe(1);
+      expect(await dated('2031-05-01', '2031-05-14')).toBe(0);
+      expect((await put(t, id, { invoice: simpleDoc('dates-1', { date: '2031-06-02' }) })).statusCode).toBe(200);
+      expect(await dated('2031-05-01', '2031-05-31')).toBe(0);
+      expect(await dated('2031-06-01', '2031-06-30')).toBe(1);
+      expect(await dated('2031-01-01', '2031-12-31')).toBe(1);
     });
   });
 });
