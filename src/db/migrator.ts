@@ -15,6 +15,7 @@ import * as teamDocumentCounts from './migrations/2026-11-26T1300_team_document_
 import * as listVersions from './migrations/2026-11-26T1400_list_versions.js';
 import * as catalogVersion from './migrations/2026-11-26T1410_catalog_version.js';
 import * as idempotencySweep from './migrations/2026-11-26T1420_idempotency_sweep.js';
+import * as listIndexSearchText from './migrations/2026-11-26T1550_list_index_search_text.js';
 
 const migrations: Record<string, Migration> = {
   '2026-11-25T2200_spine': spine,
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26T1400_list_versions': listVersions,
   '2026-11-26T1410_catalog_version': catalogVersion,
   '2026-11-26T1420_idempotency_sweep': idempotencySweep,
+  '2026-11-26T1550_list_index_search_text': listIndexSearchText,
 };
 
 class StaticProvider implements MigrationProvider {
