@@ -18,6 +18,7 @@ import * as idempotencySweep from './migrations/2026-11-26T1420_idempotency_swee
 import * as searchIndexBatched from './migrations/2026-11-26T1510_search_index_batched.js';
 import * as listInsertStatementTriggers from './migrations/2026-11-26T1530_list_insert_statement_triggers.js';
 import * as shareLinkVersions from './migrations/2026-11-26T1540_share_link_versions.js';
+import * as listIndexSearchText from './migrations/2026-11-26T1550_list_index_search_text.js';
 
 const migrations: Record<string, Migration> = {
   '2026-11-25T2200_spine': spine,
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26T1510_search_index_batched': searchIndexBatched,
   '2026-11-26T1530_list_insert_statement_triggers': listInsertStatementTriggers,
   '2026-11-26T1540_share_link_versions': shareLinkVersions,
+  '2026-11-26T1550_list_index_search_text': listIndexSearchText,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -530,7 +530,11 @@ export async function listInvoices(
    */
   known: { documents?: number | undefined; total?: number | undefined } = {},
 ): Promise<{ rows: InvoiceListRow[]; total: number }> {
-  const plan = await searchPlan(db, teamId, f);
+  // A total already known decides without asking the trigram table again (the probe counts up
+  // to CANDIDATE_CAP candidates, ~10,000 for a 1 % search at 1M documents): no page to read,
+  // or matches too many to collect (the page walks the list index whatever the plan).
+  if (known.total !== undefined && (known.total === 0 || f.offset >= known.total)) return { rows: [], total: known.total };
+  const plan = known.total !== undefined && known.total > DENSE_MATCHES ? 'scan' : await searchPlan(db, teamId, f);
   // No filter: the team's document counter, kept in the creating transactions, is the count.
   const unfiltered = !f.q && !f.dateFrom && !f.dateTo && !f.updatedSince && !f.changedSince;
   const onlyDates = !f.q && !f.updatedSince && !f.changedSince && (f.dateFrom !== undefined || f.dateTo !== undefined);

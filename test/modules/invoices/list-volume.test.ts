@@ -3,9 +3,11 @@
  * text-search.ts (few, many and capped trigram candidates; collected or walked pages): each
  * answer is checked against a brute-force filter of the stored rows.
  */
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTemplate, seedDocuments } from '../../../bench/seed.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { usingPostgres } from '../../helpers/db.js';
 import { ACME, createOk, put, simpleDoc } from './write-helpers.js';
 
 const COUNT = 12_000;
@@ -80,6 +82,17 @@ describe('GET /api/v1/invoices over 12 000 documents', () => {
     ['nothing', 'нет такого'],
   ])('q: %s', async (_name, q) => {
     await expectSameAsBruteForce(`q=${encodeURIComponent(q)}`, { q }, q === 'нет такого' ? 0 : 1);
+  });
+
+  it.skipIf(usingPostgres())('SQLite: a walked search tests search_text on the list index entry (the index carries it)', async () => {
+    const columns = await sql<{ name: string }>`select name from pragma_index_info('invoices_team_list_idx') order by seqno`.execute(t.db.db);
+    expect(columns.rows.map((c) => c.name)).toEqual(['team_id', 'date', 'created_at', 'public_id', 'search_text']);
+    // The page of a q matching many (~7 200) walks that index in list order.
+    const plan = await sql<{ detail: string }>`explain query plan
+      select public_id, number, total from invoices where team_id = 'acme' and search_text like '%ао «%' escape '\'
+      order by date desc, created_at desc, public_id desc limit 50`.execute(t.db.db);
+    expect(plan.rows.map((r) => r.detail).join(' | ')).toBe('SEARCH invoices USING INDEX invoices_team_list_idx (team_id=?)');
+    await expectSameAsBruteForce(`q=${encodeURIComponent('ао «')}`, { q: 'ао «' }, 5000);
   });
 
   it('q with a date range: candidates many, matches in range few (collected page)', async () => {
