@@ -6,22 +6,16 @@
 // first two rounds discarded; CPU from process.cpuUsage() per block, the median per kind.
 // usage: node bench/probes/enqueue-inprocess.mjs <rootA> <rootB> [kinds] [blockN] [blocks]
 import fs from 'node:fs'; import os from 'node:os'; import path from 'node:path';
+import { PROBE_KEY, writeProbeBootstrap } from './bootstrap.mjs';
 const roots = [process.argv[2], process.argv[3]];
 const kinds = (process.argv[4] ?? 'plain,edo,email').split(',');
 const N = Number(process.argv[5] ?? 100); const BLOCKS = Number(process.argv[6] ?? 20);
-const KEY = 'ak_bench_0000000000000000000000000001';
-const huge = { per_sec: 2e9, per_min: 2e9, per_day: 2e9 };
+const KEY = PROBE_KEY;
 async function start(root) {
   const { loadConfig } = await import(path.join(root, 'dist/src/config/config.js'));
   const { startRuntime } = await import(path.join(root, 'dist/src/runtime.js'));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'enq-probe-'));
-  fs.writeFileSync(path.join(dir, 'b.json'), JSON.stringify({
-    tariffs: { bench: { max_organizations: 10, max_api_keys: 10, key_rate: huge, team_rate: huge, emails_per_day: 2_000_000_000, external_share: true } },
-    teams: [{ id: 'bench', name: 'B', tariff: 'bench', api_keys: [{ id: 990001, name: 'bench', secret: KEY, active: true }],
-      organizations: [{ id: 'bench-org', name: 'ООО «Ромашка»', inn: '7707083893', kpp: '773601001', edo_id: '2BM-7707083893-2012052808301120', active: true }],
-      bank_accounts: [{ id: 'bench-ba', organization_id: 'bench-org', bank_name: 'ПАО Сбербанк', bik: '044525225', account: '40702810938000000001', corr_account: '30101810400000000225', is_default: true }],
-      managers: [{ id: 'bench-m', name: 'Иван Петров', email: 'ivan@romashka.example' }],
-      signers: [{ id: 'bench-s', organization_id: 'bench-org', name: 'Анна Смирнова', position: 'Генеральный директор', role: 'director' }] }] }));
+  writeProbeBootstrap(path.join(dir, 'b.json'));
   const env = { ...process.env, DATABASE_URL: `sqlite:${path.join(dir, 'db.sqlite')}`, INVOICING_BOOTSTRAP_FILE: path.join(dir, 'b.json'),
     INVOICING_DATA_DIR: dir, INVOICING_IN_PROCESS_WORKER: 'false', LOG_LEVEL: 'warn', INVOICING_IP_RATE_PER_SEC: '1000000' };
   const rt = await startRuntime(loadConfig(env)); await rt.app.ready(); return { rt, dir };

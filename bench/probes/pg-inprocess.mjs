@@ -10,13 +10,13 @@
 // usage: DATABASE_ADMIN=postgres://postgres@127.0.0.1:5432/postgres REDIS_URL=redis://127.0.0.1:6379 \
 //   node bench/probes/pg-inprocess.mjs <rootA> <rootB> [kinds] [blockN] [blocks] [seedDocs]
 import fs from 'node:fs'; import os from 'node:os'; import path from 'node:path'; import { createRequire } from 'node:module';
+import { PROBE_KEY, writeProbeBootstrap } from './bootstrap.mjs';
 const roots = [process.argv[2], process.argv[3]];
 const kinds = (process.argv[4] ?? 'create,get,list,catalog').split(',');
 const N = Number(process.argv[5] ?? 200); const BLOCKS = Number(process.argv[6] ?? 10); const SEED = Number(process.argv[7] ?? 1000);
 const ADMIN = process.env.DATABASE_ADMIN ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const PREFIX = process.env.PGPROBE_DB_PREFIX ?? 'pgprobe_';
-const KEY = 'ak_bench_0000000000000000000000000001';
-const huge = { per_sec: 2e9, per_min: 2e9, per_day: 2e9 };
+const KEY = PROBE_KEY;
 const require = createRequire(path.join(roots[0], 'package.json'));
 const pg = require('pg');
 let statements = 0;
@@ -32,13 +32,7 @@ async function start(root, i) {
   const { loadConfig } = await import(path.join(root, 'dist/src/config/config.js'));
   const { startRuntime } = await import(path.join(root, 'dist/src/runtime.js'));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pg-probe-'));
-  fs.writeFileSync(path.join(dir, 'b.json'), JSON.stringify({
-    tariffs: { bench: { max_organizations: 10, max_api_keys: 10, key_rate: huge, team_rate: huge, emails_per_day: 2_000_000_000, external_share: true } },
-    teams: [{ id: 'bench', name: 'B', tariff: 'bench', api_keys: [{ id: 990001, name: 'bench', secret: KEY, active: true }],
-      organizations: [{ id: 'bench-org', name: 'ООО «Ромашка»', inn: '7707083893', kpp: '773601001', edo_id: '2BM-7707083893-2012052808301120', active: true }],
-      bank_accounts: [{ id: 'bench-ba', organization_id: 'bench-org', bank_name: 'ПАО Сбербанк', bik: '044525225', account: '40702810938000000001', corr_account: '30101810400000000225', is_default: true }],
-      managers: [{ id: 'bench-m', name: 'Иван Петров', email: 'ivan@romashka.example' }],
-      signers: [{ id: 'bench-s', organization_id: 'bench-org', name: 'Анна Смирнова', position: 'Генеральный директор', role: 'director' }] }] }));
+  writeProbeBootstrap(path.join(dir, 'b.json'));
   // DATABASE_ADMIN_B: another way to the same server for build B (e.g. its Unix socket), to compare.
   const base = (i === 1 && process.env.DATABASE_ADMIN_B) || ADMIN;
   const env = { ...process.env, DATABASE_URL: base.replace(/\/[^/]*$/, `/${dbName}`), INVOICING_BOOTSTRAP_FILE: path.join(dir, 'b.json'),

@@ -15,8 +15,7 @@ const args = process.argv.slice(2);
 const roots = args.filter((a) => !/^\d+$/.test(a));
 const nums = args.filter((a) => /^\d+$/.test(a)).map(Number);
 const N = nums[0] ?? 200; const BLOCKS = nums[1] ?? 20; const POOL = 200; const LANES = 50;
-const KEY = 'ak_bench_0000000000000000000000000001';
-const huge = { per_sec: 2e9, per_min: 2e9, per_day: 2e9 };
+const KEY = PROBE_KEY;
 const sqlTimes = new Map(); const commits = [];
 if (process.env.SQL === '1') {
   const require = createRequire(path.join(path.resolve(roots[0].replace(/:thread$/, '')), 'package.json'));
@@ -41,13 +40,7 @@ async function start(spec) {
   const { startRuntime } = await import(path.join(path.resolve(root), 'dist/src/runtime.js'));
   const { groupCommitFor } = await import(path.join(path.resolve(root), 'dist/src/db/group-commit.js'));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'put-probe-'));
-  fs.writeFileSync(path.join(dir, 'b.json'), JSON.stringify({
-    tariffs: { bench: { max_organizations: 10, max_api_keys: 10, key_rate: huge, team_rate: huge, emails_per_day: 2_000_000_000, external_share: true } },
-    teams: [{ id: 'bench', name: 'B', tariff: 'bench', api_keys: [{ id: 990001, name: 'bench', secret: KEY, active: true }],
-      organizations: [{ id: 'bench-org', name: 'ООО «Ромашка»', inn: '7707083893', kpp: '773601001', edo_id: '2BM-7707083893-2012052808301120', active: true }],
-      bank_accounts: [{ id: 'bench-ba', organization_id: 'bench-org', bank_name: 'ПАО Сбербанк', bik: '044525225', account: '40702810938000000001', corr_account: '30101810400000000225', is_default: true }],
-      managers: [{ id: 'bench-m', name: 'Иван Петров', email: 'ivan@romashka.example' }],
-      signers: [{ id: 'bench-s', organization_id: 'bench-org', name: 'Анна Смирнова', position: 'Генеральный директор', role: 'director' }] }] }));
+  writeProbeBootstrap(path.join(dir, 'b.json'));
   const file = path.join(dir, 'db.sqlite');
   const env = { ...process.env, DATABASE_URL: `sqlite:${file}`, INVOICING_BOOTSTRAP_FILE: path.join(dir, 'b.json'),
     INVOICING_DATA_DIR: dir, INVOICING_IN_PROCESS_WORKER: 'false', LOG_LEVEL: 'warn', INVOICING_IP_RATE_PER_SEC: '1000000',
@@ -91,6 +84,7 @@ async function fill(x) {
   }
 }
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { PROBE_KEY, writeProbeBootstrap } from './bootstrap.mjs';
 async function run(x) {
   const eld = monitorEventLoopDelay({ resolution: 5 }); eld.enable();
   let done = 0; const lat = x.lat ??= []; const c0 = process.cpuUsage(); const t0 = performance.now();

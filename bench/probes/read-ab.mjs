@@ -13,6 +13,8 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs'; import os from 'node:os'; import path from 'node:path';
 import autocannon from 'autocannon';
+import { freePort } from '../../dist/bench/processes.js';
+import { PROBE_KEY, writeProbeBootstrap } from './bootstrap.mjs';
 const args = process.argv.slice(2);
 // A root may carry its own node flags after `@@` (space-separated), e.g. `.@@--min-semi-space-size=16`.
 const rootPath = (r) => r.split('@@')[0];
@@ -20,21 +22,14 @@ const roots = args[0] && args[1] && !args[1].includes(',') && fs.existsSync(root
 const rest = args.slice(roots.length);
 const names = (rest[0] ?? 'healthz,catalog,invoice-get').split(',');
 const BLOCK_SEC = Number(rest[1] ?? 2); const BLOCKS = Number(rest[2] ?? 6); const DOCS = Number(rest[3] ?? 2000);
-const KEY = 'ak_bench_0000000000000000000000000001'; const INN = '7707083893';
-const huge = { per_sec: 2e9, per_min: 2e9, per_day: 2e9 };
+const KEY = PROBE_KEY; const INN = '7707083893';
 const TICK_MS = 1000 / 100;
 function cpuTicks(pid) { const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return Number(f[11]) + Number(f[12]); }
-async function freePort() { const net = await import('node:net'); return new Promise((r) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => r(p)); }); }); }
 async function start(spec) {
-  const [root, flags = ''] = spec.split('@@');
+  const [rootArg, flags = ''] = spec.split('@@');
+  const root = path.resolve(rootArg);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'read-ab-'));
-  fs.writeFileSync(path.join(dir, 'b.json'), JSON.stringify({
-    tariffs: { bench: { max_organizations: 10, max_api_keys: 10, key_rate: huge, team_rate: huge, emails_per_day: 2_000_000_000, external_share: true } },
-    teams: [{ id: 'bench', name: 'Benchmark team', tariff: 'bench', api_keys: [{ id: 990001, name: 'bench', secret: KEY, active: true }],
-      organizations: [{ id: 'bench-org', name: 'ООО «Ромашка»', inn: INN, kpp: '773601001', edo_id: '2BM-7707083893-2012052808301120', active: true }],
-      bank_accounts: [{ id: 'bench-ba', organization_id: 'bench-org', bank_name: 'ПАО Сбербанк', bik: '044525225', account: '40702810938000000001', corr_account: '30101810400000000225', is_default: true }],
-      managers: [{ id: 'bench-m', name: 'Иван Петров', email: 'ivan@romashka.example' }],
-      signers: [{ id: 'bench-s', organization_id: 'bench-org', name: 'Анна Смирнова', position: 'Генеральный директор', role: 'director' }] }] }));
+  writeProbeBootstrap(path.join(dir, 'b.json'));
   const port = await freePort();
   const databaseUrl = `sqlite:${path.join(dir, 'db.sqlite')}`;
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl,
