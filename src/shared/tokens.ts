@@ -29,7 +29,7 @@ export function newApiKeySecret(): string {
 
 /** API keys are high-entropy, so a plain SHA-256 is the right hash (no need for a slow KDF). */
 export function hashSecret(secret: string): string {
-  return crypto.createHash('sha256').update(secret, 'utf8').digest('hex');
+  return secretDigest(secret).toString('hex');
 }
 
 /**
@@ -42,7 +42,5 @@ export function secretDigest(secret: string): Buffer {
 
 /** Constant-time equality of two strings of any length. */
 export function safeEqual(a: string, b: string): boolean {
-  const ha = crypto.createHash('sha256').update(a, 'utf8').digest();
-  const hb = crypto.createHash('sha256').update(b, 'utf8').digest();
-  return crypto.timingSafeEqual(ha, hb);
+  return crypto.timingSafeEqual(secretDigest(a), secretDigest(b));
 }
