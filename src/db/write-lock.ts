@@ -1,0 +1,16 @@
+/**
+ * A lock that serializes SQLite write transactions across the processes of one machine that
+ * share a database file (the API processes of `invoicing serve`, src/cluster/).
+ *
+ * SQLite lets one connection write at a time; a second one waiting for the file lock sleeps
+ * inside better-sqlite3's synchronous call (busy_timeout), holding its event loop. With this
+ * lock a process waits for its turn asynchronously, before `BEGIN IMMEDIATE`, and goes on
+ * serving requests meanwhile. `openDatabase(target, { writeLock })` takes one; without it
+ * (one process, PostgreSQL) nothing is awaited.
+ */
+export interface WriteLock {
+  /** Resolves when this process may write. Every acquire is followed by exactly one release. */
+  acquire(): Promise<void>;
+  /** Lets the next waiting process write. */
+  release(): void;
+}
