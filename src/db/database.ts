@@ -21,6 +21,7 @@ import type { Database } from './types.js';
 import { cachingSqlite, SqliteStatementCache } from './statement-cache.js';
 import { useNamedStatements } from './pg-statements.js';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
+import type { WriteLock } from './write-lock.js';
 
 export type Db = Kysely<Database>;
 export type Executor = Kysely<Database> | Transaction<Database>;
@@ -47,6 +48,12 @@ export interface OpenOptions {
    * INVOICING_SQLITE_CHECKPOINT_THREAD=true; otherwise SQLite's automatic checkpoint stays.
    */
   backgroundCheckpoints?: boolean;
+  /**
+   * SQLite file shared by several processes (the API processes of `invoicing serve`): their
+   * write transactions take turns through this lock (src/db/write-lock.ts). Not used on
+   * PostgreSQL; absent for a single process.
+   */
+  writeLock?: WriteLock;
 }
 
 /** Statements kept per SQLite connection: the service's distinct SQL texts fit with room. */

@@ -34,6 +34,16 @@ export class MemoryStore implements RateLimitStore {
   }
 
   consume(rules: LimitRule[], nowMs: number): Promise<ConsumeResult> {
+    const { allowed, counts } = this.count(rules, nowMs);
+    return Promise.resolve(buildConsumeResult(rules, counts, allowed, nowMs));
+  }
+
+  /**
+   * The check-and-count itself, synchronous: whether the request is allowed, and each rule's
+   * count (after this request when allowed, the current one when refused), as the Redis script
+   * answers. The primary of `invoicing serve` answers its API processes with it (src/cluster/).
+   */
+  count(rules: readonly LimitRule[], nowMs: number): { allowed: boolean; counts: number[] } {
     this.sweepIfDue(nowMs);
     const slots = rules.map((rule) => {
       const window = windowOf(rule, nowMs);
@@ -43,7 +53,7 @@ export class MemoryStore implements RateLimitStore {
       return { id, endMs: window.endMs, count: live?.count ?? 0 };
     });
     const allowed = rules.every((rule, i) => (slots[i]?.count ?? 0) < rule.limit);
-    if (!allowed) return Promise.resolve(buildConsumeResult(rules, slots.map((s) => s.count), false, nowMs));
+    if (!allowed) return { allowed, counts: slots.map((s) => s.count) };
 
     // Re-read per slot: two rules with the same key and window must share one counter.
     const counts = slots.map((slot) => {
@@ -57,7 +67,7 @@ export class MemoryStore implements RateLimitStore {
       this.counters.set(slot.id, { count: 1, expiresAtMs: slot.endMs });
       return 1;
     });
-    return Promise.resolve(buildConsumeResult(rules, counts, true, nowMs));
+    return { allowed, counts };
   }
 
   close(): Promise<void> {
