@@ -2,10 +2,11 @@
  * buildApp(deps): the HTTP application. Registers the http plugins and each module's routes
  * explicitly; everything it needs (config, database, limiter store, clock) is passed in.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import type { Duplex } from 'node:stream';
 import type { DestinationStream } from 'pino';
 import pino from 'pino';
+import type { Registry } from 'prom-client';
 import type { Config } from './config/config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { registerInputGuard, registerJsonParser } from './http/input-guard.js';
@@ -54,6 +55,15 @@ export interface AppDeps {
   pdf?: PdfRenderer;
   /** Webhook endpoints and their delivery worker (tests pass one with their own clock and policy). */
   webhooks?: WebhooksRuntime;
+  /**
+   * Given this process's metrics registry, what `/metrics` answers. By default that registry;
+   * an API process of several answers for the whole machine (src/cluster/).
+   */
+  exposeMetrics?: (local: Registry) => () => Promise<string>;
+  /** Fields added to every log line (with several API processes: this one's number). */
+  logBase?: Record<string, string | number>;
+  /** Requests wait until this settles (an API process of several: until the primary opens the service). */
+  holdRequestsUntil?: Promise<void>;
 }
 
 export type App = FastifyInstance;
@@ -112,7 +122,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Share and portal tokens travel in the path under these bases: the logs redact them.
   const tokenPaths = [basePath(config.shareUrl), basePath(config.portalUrl)];
   const logStream = deps.logStream ?? logDestination();
-  const logger = pino(loggerOptions(config.logLevel, tokenPaths), logStream);
+  const logger = pino(loggerOptions(config.logLevel, tokenPaths, deps.logBase), logStream);
 
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -177,7 +187,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // while the server closes (SIGTERM), requests still arriving on open connections get the
   // spec's error shape instead of Fastify's own 503 body; else the request id, CORS and
   // security headers, in that order.
-  app.addHook('onRequest', (request, reply, done) => {
+  const admit = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     if (closing) {
       reply.header('connection', 'close');
       done(new ApiError('shutting_down', { details: 'the server is shutting down; retry on another instance', retry_after_sec: 1 }, { 'retry-after': '1' }));
@@ -187,6 +197,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     reply.header('Access-Control-Allow-Origin', allowedOrigin);
     reply.headers(securityHeaders);
     done();
+  };
+  // An API process of several holds the requests it receives until the primary opens the
+  // service (every process listens, the demo key is printed): an answer means the service is up.
+  let held = deps.holdRequestsUntil ?? null;
+  void held?.then(() => (held = null));
+  app.addHook('onRequest', (request, reply, done) => {
+    if (held === null) admit(request, reply, done);
+    else void held.then(() => admit(request, reply, done));
   });
 
   const limiter = createRateLimitHooks({
@@ -199,7 +217,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('onSend', limiter.addHeaders);
 
   await registerOpenApi(app, config);
-  registerOperationsRoutes(app, { database, metrics, metricsToken: config.metricsToken });
+  const metricsText = deps.exposeMetrics?.(metrics.registry) ?? (() => metrics.registry.metrics());
+  registerOperationsRoutes(app, { database, metrics, metricsText, metricsToken: config.metricsToken });
 
   const bases = { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret: deps.secret };
   // PDFs (share pages, e-mail attachments, EDO sends) render in worker threads, off the event

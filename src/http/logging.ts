@@ -4,6 +4,7 @@
  * so headers are redacted and URLs are logged through a redactor that knows the configured
  * share and portal paths.
  */
+import os from 'node:os';
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import pino, { type Bindings, type ChildLoggerOptions, type DestinationStream, type LogFn, type LoggerOptions } from 'pino';
 
@@ -64,10 +65,15 @@ export function createUrlRedactor(tokenPaths: readonly string[] = DEFAULT_TOKEN_
 
 export const redactUrl = createUrlRedactor();
 
-export function loggerOptions(level: string, tokenPaths: readonly string[] = DEFAULT_TOKEN_PATHS): LoggerOptions {
+/**
+ * pino's options for the service. `base` adds fields to every line after pino's own `pid` and
+ * `hostname` (an API process of several: its number, `worker`).
+ */
+export function loggerOptions(level: string, tokenPaths: readonly string[] = DEFAULT_TOKEN_PATHS, base?: Record<string, string | number>): LoggerOptions {
   const redact = createUrlRedactor(tokenPaths);
   return {
     level,
+    ...(base ? { base: { pid: process.pid, hostname: os.hostname(), ...base } } : {}),
     redact: {
       paths: [
         'req.headers.authorization',

@@ -27,7 +27,13 @@ function checkMetricsToken(expected: string, authorization: string | undefined):
 
 export function registerOperationsRoutes(
   app: FastifyInstance,
-  deps: { database: DatabaseHandle; metrics: Metrics; metricsToken?: string | null },
+  deps: {
+    database: DatabaseHandle;
+    metrics: Metrics;
+    /** The exposition `/metrics` answers: this process's registry, or the whole machine's (src/cluster/). */
+    metricsText?: () => Promise<string>;
+    metricsToken?: string | null;
+  },
 ): void {
   app.get(
     '/healthz',
@@ -85,8 +91,9 @@ export function registerOperationsRoutes(
     },
     async (request, reply) => {
       if (deps.metricsToken) checkMetricsToken(deps.metricsToken, request.headers.authorization);
+      const text = await (deps.metricsText?.() ?? deps.metrics.registry.metrics());
       reply.type(deps.metrics.registry.contentType);
-      return deps.metrics.registry.metrics();
+      return text;
     },
   );
 }

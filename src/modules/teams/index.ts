@@ -11,4 +11,4 @@ export { DEMO_CATALOG_DATA } from './demo-organization.js';
 export { loadCatalogData, organizationsWithinLimit, type CatalogData } from './organizations.js';
 export { requireAuth } from './request-auth.js';
 export { DEFAULT_TARIFF, tariffFromRow, type Tariff } from './tariffs.js';
-export { ensureSetting, listBankAccounts, listOrganizations, lockTeam } from './teams.repository.js';
+export { ensureSetting, getSetting, listBankAccounts, listOrganizations, lockTeam } from './teams.repository.js';
