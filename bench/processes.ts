@@ -75,6 +75,40 @@ export async function waitForHealthy(url: string, child: ChildProcess, logFile: 
   throw new Error(`${url} did not answer within ${timeoutMs / 1000} s:\n${fs.readFileSync(logFile, 'utf8')}`);
 }
 
+/**
+ * The processes a process started, and theirs, from /proc (the `children` file of each of its threads):
+ * the API processes of `invoicing serve` with several (INVOICING_PROCESSES). Linux only; empty
+ * where there is no such process.
+ */
+export function descendantPids(pid: number): number[] {
+  const found: number[] = [];
+  const visit = (parent: number) => {
+    let tasks: string[];
+    try {
+      tasks = fs.readdirSync(`/proc/${parent}/task`);
+    } catch {
+      return;
+    }
+    for (const task of tasks) {
+      let children = '';
+      try {
+        children = fs.readFileSync(`/proc/${parent}/task/${task}/children`, 'utf8');
+      } catch {
+        continue;
+      }
+      for (const child of children.split(' ').filter(Boolean).map(Number)) {
+        // Bounded: a process tree of the service is a handful of processes.
+        if (found.length < 1_000 && !found.includes(child)) {
+          found.push(child);
+          visit(child);
+        }
+      }
+    }
+  };
+  visit(pid);
+  return found;
+}
+
 /** A process's resident set size in MB, from /proc (null where there is none). */
 export function rssMb(pid: number | undefined): number | null {
   if (pid === undefined) return null;

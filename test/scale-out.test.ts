@@ -346,10 +346,17 @@ describe.skipIf(!enabled)('two API nodes and a worker on one PostgreSQL and one 
       })();
     const load = [steady(nodeA, 'A'), steady(nodeA, 'A'), steady(nodeB, 'B'), steady(nodeB, 'B')];
     // Four e-mails on node B (their requests wait on the stalled SMTP server) and four EDO
-    // documents on node A (the worker's sends wait on the hanging gateway).
+    // documents on node A (the worker's sends wait on the hanging gateway). The worker is
+    // paused until the four e-mails are queued, so that it claims them in one batch: four
+    // concurrent creates do not always land between two of its polls (2 s apart; on a loaded
+    // machine, with two API processes per node, they came up to 300 ms apart).
+    process.kill(worker1.child.pid!, 'SIGSTOP');
     const mailed = Array.from({ length: 4 }, (_, i) => create(nodeB, `K-MAIL-${i}`, 'email'));
     const edoDocs = await Promise.all(Array.from({ length: 4 }, (_, i) => create(nodeA, `K-EDO-${i}`, 'edo')));
     for (const ack of edoDocs) acknowledged.push(ack!);
+    await until('the four e-mails queued', async () => (await outboxRows()).filter((r) => r.kind === 'email' && r.state !== 'sent').length === 4).finally(() =>
+      process.kill(worker1.child.pid!, 'SIGCONT'),
+    );
 
     const nodeBPid = nodeB.child.pid!;
     const worker1Pid = worker1.child.pid!;

@@ -3,7 +3,7 @@
  * run from the repository so modules resolve, configured only through its environment.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort } from '../../bench/processes.js';
+import { descendantPids, freePort } from '../../bench/processes.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,7 +18,23 @@ const CONFIG_VARIABLES = /^(PORT|HOST|DATABASE_URL|SMTP_URL|LOG_LEVEL|INVOICING_
 /** The parent's environment without service configuration (REDIS_URL is kept, as CI sets it), plus `env`. */
 export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !CONFIG_VARIABLES.test(name)));
+  if (base.REDIS_URL) base.REDIS_URL = redisOfThisTestWorker(base.REDIS_URL);
   return { ...base, LOG_LEVEL: 'warn', ...env };
+}
+
+/**
+ * REDIS_URL with a Redis database of the vitest worker's own (VITEST_POOL_ID, 1 to 15) unless it
+ * names one: the services of test files running at the same time would otherwise share their
+ * rate-limit counters, the per-IP counter of 127.0.0.1 above all, and one file's load (thousands
+ * of requests a second, under a high INVOICING_IP_RATE_PER_SEC) would refuse another file's
+ * requests with 429.
+ */
+function redisOfThisTestWorker(url: string): string {
+  const pool = Number(process.env.VITEST_POOL_ID);
+  const parsed = new URL(url);
+  if (!Number.isInteger(pool) || pool < 1 || (parsed.pathname !== '' && parsed.pathname !== '/')) return url;
+  parsed.pathname = `/${((pool - 1) % 15) + 1}`;
+  return parsed.toString();
 }
 
 
@@ -95,6 +111,24 @@ export class ServiceProcess {
     throw new Error(`the service was not healthy within ${timeoutMs} ms:\n${this.stderr}${this.stdout}`);
   }
 
+  /**
+   * SIGKILL to the process and, at once, to every process it started: the whole service dies at
+   * one instant, as in a power cut. (`stop('SIGKILL')` kills the primary alone; its API processes
+   * then end as soon as they see it gone, answering what was already in flight.)
+   */
+  async killAll() {
+    const started = this.child.pid === undefined ? [] : descendantPids(this.child.pid);
+    const exit = this.stop('SIGKILL');
+    for (const pid of started) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    return exit;
+  }
+
   /** Sends `signal` and waits for the exit; SIGKILL after `timeoutMs`. */
   async stop(signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 10_000) {
     if (this.running) this.child.kill(signal);
@@ -105,13 +139,17 @@ export class ServiceProcess {
   }
 }
 
-/** Starts `invoicing serve` on `port` (a free one by default). */
-export async function startService(env: Record<string, string>, port?: number): Promise<ServiceProcess> {
+/**
+ * Starts `invoicing serve` on `port` (a free one by default). `detached`: in a process group of
+ * its own, so a signal can go to the whole group, as Ctrl-C sends it (`process.kill(-pid)`).
+ */
+export async function startService(env: Record<string, string>, port?: number, options: { detached?: boolean } = {}): Promise<ServiceProcess> {
   const chosen = port ?? (await freePort());
   const child = spawn(process.execPath, invoicingArgs(['serve']), {
     cwd: REPO_ROOT,
     env: childEnv({ PORT: String(chosen), ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
   });
   return new ServiceProcess(child, chosen);
 }
