@@ -3,6 +3,7 @@
  * The picture, each module's job and the reasons: docs/architecture.md.
  *
  *   server, cli, worker → app → http → modules → db, shared, config
+ *   server → cluster (the processes of `invoicing serve`) → http/rate-limit, db
  *   inside modules (each arrow "may import"):
  *     sharing → catalog, rendering → invoices → notifications, edo, webhooks → links, teams, events
  *
@@ -58,6 +59,20 @@ module.exports = {
       },
     },
     {
+      name: 'cluster-door',
+      comment: 'src/cluster/ is used only through its index.ts.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/cluster/' },
+      to: { path: '^src/cluster/', pathNot: '^src/cluster/index\\.ts$' },
+    },
+    {
+      name: 'cluster-is-infrastructure',
+      comment: 'cluster/ imports no module, app, runtime, cli or entry point: the entry point wires it in.',
+      severity: 'error',
+      from: { path: '^src/cluster/' },
+      to: { path: '^src/(modules/|cli/|app\\.ts|runtime\\.ts|server\\.ts|worker\\.ts)' },
+    },
+    {
       name: 'outside-door',
       comment: 'Code outside the modules uses a module only through its index.ts.',
       severity: 'error',
@@ -95,17 +110,17 @@ module.exports = {
     },
     {
       name: 'modules-below-http',
-      comment: 'Modules do not import http/, app, runtime, cli or the entry points.',
+      comment: 'Modules do not import http/, cluster/, app, runtime, cli or the entry points.',
       severity: 'error',
       from: { path: '^src/modules/' },
-      to: { path: '^src/(http/|cli/|app\\.ts|runtime\\.ts|server\\.ts|worker\\.ts)' },
+      to: { path: '^src/(http/|cluster/|cli/|app\\.ts|runtime\\.ts|server\\.ts|worker\\.ts)' },
     },
     {
       name: 'http-below-app',
-      comment: 'http/ does not import app, runtime, cli or the entry points.',
+      comment: 'http/ does not import cluster/, app, runtime, cli or the entry points.',
       severity: 'error',
       from: { path: '^src/http/' },
-      to: { path: '^src/(cli/|app\\.ts|runtime\\.ts|server\\.ts|worker\\.ts)' },
+      to: { path: '^src/(cluster/|cli/|app\\.ts|runtime\\.ts|server\\.ts|worker\\.ts)' },
     },
     {
       name: 'app-below-entries',
@@ -116,10 +131,10 @@ module.exports = {
     },
     {
       name: 'foundation-stays-below',
-      comment: 'db, shared and config import no module, http, app or entry point.',
+      comment: 'db, shared and config import no module, http, cluster, app or entry point.',
       severity: 'error',
       from: { path: '^src/(db|shared|config)/' },
-      to: { path: '^src/(modules/|http/|cli/|app\\.ts|runtime\\.ts|server\\.ts|worker\\.ts)' },
+      to: { path: '^src/(modules/|http/|cluster/|cli/|app\\.ts|runtime\\.ts|server\\.ts|worker\\.ts)' },
     },
   ],
   options: {

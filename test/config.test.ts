@@ -1,4 +1,5 @@
 /** loadConfig against the operating contract, section 2: defaults, overrides, and one clear line per bad value. */
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_PG_POOL_SIZE, loadConfig } from '../src/config/config.js';
@@ -95,12 +96,14 @@ describe('loadConfig overrides', () => {
         INVOICING_WEBHOOK_RETRY_BASE_MS: '1000',
         INVOICING_EVENT_RETENTION_DAYS: '7',
         INVOICING_WORKER_METRICS_PORT: '9464',
+        INVOICING_PROCESSES: '3',
       },
       CWD,
     );
     expect(c).toEqual({
       port: 3000,
       host: '0.0.0.0',
+      processes: 3,
       database: { kind: 'postgres', url: 'postgres://app:pw@db.internal:5432/invoicing', poolSize: 4, namedStatements: false },
       redisUrl: 'redis://cache:6379/0',
       smtpUrl: 'smtp://user:pass@mail.example:587',
@@ -209,6 +212,20 @@ describe('loadConfig overrides', () => {
         expect(message).toMatch(/^Invalid configuration: INVOICING_PG_POOL_SIZE must be an integer from 1 to 1000/);
         expect(message).not.toContain('\n');
       }
+    }
+  });
+
+  it('takes INVOICING_PROCESSES as auto (one per core, at most 16) or 1 to 64, and refuses anything else in one line naming it', () => {
+    const auto = Math.min(os.availableParallelism(), 16);
+    expect(loadConfig({}, CWD).processes).toBe(auto);
+    expect(loadConfig({ INVOICING_PROCESSES: 'auto' }, CWD).processes).toBe(auto);
+    expect(loadConfig({ INVOICING_PROCESSES: 'AUTO' }, CWD).processes).toBe(auto);
+    expect(loadConfig({ INVOICING_PROCESSES: '1' }, CWD).processes).toBe(1);
+    expect(loadConfig({ INVOICING_PROCESSES: '64' }, CWD).processes).toBe(64);
+    for (const bad of ['0', '65', '-1', '2.5', 'all', '1 2']) {
+      expect(() => loadConfig({ INVOICING_PROCESSES: bad }, CWD), bad).toThrow(
+        /^Invalid configuration: INVOICING_PROCESSES must be auto or an integer from 1 to 64 \(got "[^"\n]*"\)$/,
+      );
     }
   });
 

@@ -3,6 +3,7 @@
  * operating contract (section 2) is parsed and validated once; a bad value throws a
  * ConfigError whose message is one line naming the variable.
  */
+import os from 'node:os';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 
@@ -24,9 +25,19 @@ export type DatabaseTarget =
  */
 export const DEFAULT_PG_POOL_SIZE = 10;
 
+/** INVOICING_PROCESSES=auto: one API process per core the machine offers, at most this many. */
+export const AUTO_PROCESSES_MAX = 16;
+/** INVOICING_PROCESSES: the most API processes one `invoicing serve` runs. */
+export const PROCESSES_MAX = 64;
+
 export interface Config {
   port: number;
   host: string;
+  /**
+   * INVOICING_PROCESSES, resolved: how many API processes `invoicing serve` runs on this
+   * machine (src/cluster/). 1: the one process serves, as before; more: a primary forks them.
+   */
+  processes: number;
   database: DatabaseTarget;
   redisUrl: string | null;
   smtpUrl: string | null;
@@ -183,6 +194,18 @@ function isCidr(entry: string): boolean {
   }
 }
 
+/** INVOICING_PROCESSES: `auto` (the default: one per core, at most 16) or 1 to 64. */
+function parseProcesses(env: Env): number {
+  const name = 'INVOICING_PROCESSES';
+  const raw = read(env, name);
+  if (raw === undefined || raw.toLowerCase() === 'auto') return Math.min(os.availableParallelism(), AUTO_PROCESSES_MAX);
+  const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!(value >= 1 && value <= PROCESSES_MAX)) {
+    throw new ConfigError(name, `must be auto or an integer from 1 to ${PROCESSES_MAX} (got ${shown(raw)})`);
+  }
+  return value;
+}
+
 function parseBoolean(env: Env, name: string, fallback: boolean): boolean {
   const raw = read(env, name);
   if (raw === undefined) return fallback;
@@ -252,6 +275,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const port = parseInteger(env, 'PORT', 8080, 0, 65535);
   const host = read(env, 'HOST') ?? '127.0.0.1';
+  const processes = parseProcesses(env);
   const database = parseDatabase(env, cwd);
   const redisUrl = parseUrlWithScheme(env, 'REDIS_URL', ['redis', 'rediss']);
   const smtpUrl = parseUrlWithScheme(env, 'SMTP_URL', ['smtp', 'smtps']);
@@ -310,6 +334,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   return {
     port,
     host,
+    processes,
     database,
     redisUrl,
     smtpUrl,

@@ -71,6 +71,11 @@ describe('module architecture', () => {
       write('src/modules/webhooks/index.ts', "import { label } from '../invoices/index.js';\nexport const w = label;\n");
       write('src/http/auth.ts', 'export const auth = 1;\n');
       write('src/modules/teams/index.ts', "import { auth } from '../../http/auth.js';\nexport const t = auth;\n");
+      // cluster/: one door; it imports no module; http/ does not import it.
+      write('src/cluster/index.ts', "export { p } from './primary.js';\n");
+      write('src/cluster/primary.ts', "import { n } from '../modules/notifications/index.js';\nexport const p = n;\n");
+      write('src/server.ts', "import { p } from './cluster/primary.js';\nexport const s = p;\n");
+      write('src/http/metrics.ts', "import { p } from '../cluster/index.js';\nexport const m = p;\n");
 
       const found = new Set((await cruise(dir)).map((v) => `${v.rule.name} ${v.from} ${v.to}`));
       const expected = [
@@ -82,6 +87,9 @@ describe('module architecture', () => {
         'rendering-imports-only-types src/modules/rendering/index.ts src/modules/invoices/index.ts',
         'webhooks-not-invoices src/modules/webhooks/index.ts src/modules/invoices/index.ts',
         'modules-below-http src/modules/teams/index.ts src/http/auth.ts',
+        'cluster-door src/server.ts src/cluster/primary.ts',
+        'cluster-is-infrastructure src/cluster/primary.ts src/modules/notifications/index.ts',
+        'http-below-app src/http/metrics.ts src/cluster/index.ts',
       ];
       for (const line of expected) expect(found, line).toContain(line);
     }, 60_000);

@@ -1,0 +1,89 @@
+/**
+ * An API process's end of the IPC channel to the primary: calls with an id, each answered by
+ * the reply carrying that id or failed after its timeout; the number waiting is bounded. When
+ * the channel closes (the primary is gone) Node's cluster module ends this process at once
+ * (`process.exit(0)` on 'disconnect'): nothing here outlives it.
+ */
+import { isOurs, LIMITS, type CallOp, type ToApiProcess, type ToPrimary } from './messages.js';
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(err: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+export class PrimaryUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PrimaryUnavailableError';
+  }
+}
+
+/** A call the primary did not answer in time. */
+export class CallTimeoutError extends PrimaryUnavailableError {
+  constructor(op: CallOp, timeoutMs: number) {
+    super(`the primary did not answer ${op} within ${timeoutMs} ms`);
+    this.name = 'CallTimeoutError';
+  }
+}
+
+export class PrimaryChannel {
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private readonly listeners = new Map<string, (message: ToApiProcess) => void>();
+
+  constructor() {
+    process.on('message', (message: unknown) => {
+      if (isOurs<ToApiProcess>(message)) this.receive(message);
+    });
+  }
+
+  /**
+   * Asks the primary; resolves with its reply's value. After `timeoutMs` without a reply the
+   * call fails (and `onTimeout` runs with its id, e.g. to withdraw a request still queued).
+   */
+  call(op: CallOp, args: unknown, timeoutMs: number, onTimeout?: (id: number) => void): Promise<unknown> {
+    if (!process.connected || !process.send) return Promise.reject(new PrimaryUnavailableError('no IPC channel to the primary'));
+    if (this.pending.size >= LIMITS.pendingCalls) {
+      return Promise.reject(new PrimaryUnavailableError(`${LIMITS.pendingCalls} calls to the primary are already waiting`));
+    }
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        onTimeout?.(id);
+        reject(new CallTimeoutError(op, timeoutMs));
+      }, timeoutMs);
+      this.pending.set(id, { resolve, reject, timer });
+      this.send({ kind: 'invoicing:call', id, op, args });
+    });
+  }
+
+  /** A one-way message; dropped when the channel is closed (the process is ending then). */
+  send(message: ToPrimary, done?: () => void): void {
+    if (!process.connected || !process.send) {
+      done?.();
+      return;
+    }
+    process.send(message, undefined, {}, () => done?.());
+  }
+
+  /** Handles the primary's own messages of `kind` (`invoicing:shutdown`, `invoicing:collect-metrics`). */
+  on<K extends ToApiProcess['kind']>(kind: K, listener: (message: Extract<ToApiProcess, { kind: K }>) => void): void {
+    this.listeners.set(kind, listener as (message: ToApiProcess) => void);
+  }
+
+  private receive(message: ToApiProcess): void {
+    if (message.kind !== 'invoicing:reply') {
+      this.listeners.get(message.kind)?.(message);
+      return;
+    }
+    const call = this.pending.get(message.id);
+    // Unknown id: the call timed out meanwhile (its timeout has already dealt with it).
+    if (call === undefined) return;
+    this.pending.delete(message.id);
+    clearTimeout(call.timer);
+    if (message.error !== undefined) call.reject(new Error(message.error));
+    else call.resolve(message.value);
+  }
+}
