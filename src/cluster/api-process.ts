@@ -40,7 +40,7 @@ export function connectToPrimary(options: { rateLimits: boolean; writeLock: bool
     exposeMetrics: (local) => shareMetrics(channel, local),
     logBase: { worker: cluster.worker?.id ?? 0 },
     ready: () => channel.send({ kind: 'invoicing:ready' }),
-    startupFailed: (line, code) => new Promise<void>((resolve) => channel.send({ kind: 'invoicing:startup-failed', line, code }, resolve)),
+    startupFailed: (line, code) => new Promise<void>((resolve) => channel.sendNow({ kind: 'invoicing:startup-failed', line, code }, resolve)),
     onShutdown: (listener) => channel.on('invoicing:shutdown', listener),
   };
 }

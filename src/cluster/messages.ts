@@ -1,7 +1,8 @@
 /**
  * The messages between the primary of `invoicing serve` and its API processes, over Node's
  * IPC channel (JSON). Every one carries a `kind` starting with `invoicing:`, so they cannot be
- * confused with anything else on the channel.
+ * confused with anything else on the channel. Those sent in one turn of the event loop travel
+ * together as one `batch` (one write and one wakeup of the other side instead of one per request).
  *
  * An API process calls the primary (`call` → `reply` with the same id): count a request
  * against the rate limits, take the SQLite write lock (the reply is the grant), or get the
@@ -16,6 +17,7 @@ import type { Registry } from 'prom-client';
 export type CallOp = 'consume' | 'lock' | 'metrics';
 
 export type ToPrimary =
+  | Batch<ToPrimary>
   | { kind: 'invoicing:call'; id: number; op: CallOp; args?: unknown }
   | { kind: 'invoicing:lock-release'; id: number }
   | { kind: 'invoicing:lock-cancel'; id: number }
@@ -24,10 +26,17 @@ export type ToPrimary =
   | { kind: 'invoicing:metrics'; id: number; metrics?: ProcessMetrics; error?: string };
 
 export type ToApiProcess =
+  | Batch<ToApiProcess>
   | { kind: 'invoicing:reply'; id: number; value?: unknown; error?: string }
   | { kind: 'invoicing:open' }
   | { kind: 'invoicing:shutdown' }
   | { kind: 'invoicing:collect-metrics'; id: number };
+
+/** Messages sent in one write (src/cluster/batcher.ts), in the order they were sent. */
+export interface Batch<T> {
+  kind: 'invoicing:batch';
+  messages: T[];
+}
 
 /** One process's metrics as prom-client's `getMetricsAsJSON()` gives them. */
 export type ProcessMetrics = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
@@ -59,6 +68,8 @@ export const LIMITS = {
   pendingCalls: 10_000,
   /** Metrics collections the primary runs at once. */
   collections: 16,
+  /** Messages in one batch; a full batch is sent at once. */
+  batch: 256,
 } as const;
 
 export function isOurs<T extends { kind: string }>(message: unknown): message is T {

@@ -4,6 +4,7 @@
  * the channel closes (the primary is gone) Node's cluster module ends this process at once
  * (`process.exit(0)` on 'disconnect'): nothing here outlives it.
  */
+import { Batcher } from './batcher.js';
 import { isOurs, LIMITS, type CallOp, type ToApiProcess, type ToPrimary } from './messages.js';
 
 interface Pending {
@@ -31,10 +32,15 @@ export class PrimaryChannel {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private readonly listeners = new Map<string, (message: ToApiProcess) => void>();
+  private readonly outbox = new Batcher<ToPrimary>((batch) => {
+    if (process.connected && process.send) process.send(batch);
+  });
 
   constructor() {
     process.on('message', (message: unknown) => {
-      if (isOurs<ToApiProcess>(message)) this.receive(message);
+      if (!isOurs<ToApiProcess>(message)) return;
+      if (message.kind !== 'invoicing:batch') this.receive(message);
+      else if (Array.isArray(message.messages)) for (const one of message.messages) this.receive(one);
     });
   }
 
@@ -59,13 +65,19 @@ export class PrimaryChannel {
     });
   }
 
-  /** A one-way message; dropped when the channel is closed (the process is ending then). */
-  send(message: ToPrimary, done?: () => void): void {
+  /** A one-way message, sent with the others of this turn; dropped when the channel is closed (the process is ending then). */
+  send(message: ToPrimary): void {
+    this.outbox.push(message);
+  }
+
+  /** A message sent at once, after those queued; `done` runs once it is written (or cannot be). */
+  sendNow(message: ToPrimary, done: () => void): void {
+    this.outbox.flush();
     if (!process.connected || !process.send) {
-      done?.();
+      done();
       return;
     }
-    process.send(message, undefined, {}, () => done?.());
+    process.send(message, undefined, {}, () => done());
   }
 
   /** Handles the primary's own messages of `kind` (`invoicing:shutdown`, `invoicing:collect-metrics`). */
@@ -74,6 +86,7 @@ export class PrimaryChannel {
   }
 
   private receive(message: ToApiProcess): void {
+    if (message.kind === 'invoicing:batch') return;
     if (message.kind !== 'invoicing:reply') {
       this.listeners.get(message.kind)?.(message);
       return;

@@ -8,7 +8,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import { MemoryStore } from '../http/rate-limit/memory-store.js';
-import { isOurs, type ToApiProcess, type ToPrimary } from './messages.js';
+import { Batcher } from './batcher.js';
+import { isOurs, LIMITS, type ToApiProcess, type ToPrimary } from './messages.js';
 import { MachineMetrics } from './metrics.js';
 import { answerConsume } from './rate-limits.js';
 import { API_PROCESS_FLAG } from './role.js';
@@ -96,9 +97,9 @@ export function startPrimary(options: PrimaryOptions): Primary {
   cluster.setupPrimary({ args: [...process.argv.slice(2), API_PROCESS_FLAG] });
 
   const live = () => slots.flatMap((slot) => (slot.worker ? [slot.worker] : []));
-  const send = (worker: Worker, message: ToApiProcess) => {
-    if (worker.isConnected()) worker.send(message);
-  };
+  /** Each API process's messages of this turn, sent together. */
+  const outboxes = new Map<number, Batcher<ToApiProcess>>();
+  const send = (worker: Worker, message: ToApiProcess) => outboxes.get(worker.id)?.push(message);
   const countReady = () => metrics.processes.set(slots.filter((slot) => slot.ready).length);
 
   function failStartup(failure: StartupFailure): void {
@@ -121,10 +122,18 @@ export function startPrimary(options: PrimaryOptions): Primary {
       return;
     }
     slot.worker = worker;
+    outboxes.set(
+      worker.id,
+      new Batcher<ToApiProcess>((batch) => {
+        if (worker.isConnected()) worker.send(batch);
+      }),
+    );
     // A failed send to a process that is going away: its exit is handled below.
     worker.on('error', (err: Error) => logger.warn({ err, worker: worker.id }, 'IPC with an API process failed'));
     worker.on('message', (message: unknown) => {
-      if (isOurs<ToPrimary>(message)) receive(slot, worker, message);
+      if (!isOurs<ToPrimary>(message)) return;
+      if (message.kind !== 'invoicing:batch') receive(slot, worker, message);
+      else if (Array.isArray(message.messages)) for (const one of message.messages.slice(0, LIMITS.batch)) receive(slot, worker, one);
     });
     // Gone when it has exited and its channel is closed: every message it sent has been read.
     let exit: { code: number | null; signal: string | null } | null = null;
@@ -148,6 +157,8 @@ export function startPrimary(options: PrimaryOptions): Primary {
   function receive(slot: Slot, worker: Worker, message: ToPrimary): void {
     if (worker.isDead()) return;
     switch (message.kind) {
+      case 'invoicing:batch':
+        return; // not nested
       case 'invoicing:call':
         return answer(worker, message.id, message.op, message.args);
       case 'invoicing:lock-release':
@@ -194,6 +205,7 @@ export function startPrimary(options: PrimaryOptions): Primary {
 
   function gone(slot: Slot, worker: Worker, code: number | null, signal: string | null): void {
     if (slot.worker !== worker) return;
+    outboxes.delete(worker.id);
     slot.worker = null;
     slot.ready = false;
     countReady();
