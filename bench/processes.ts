@@ -109,48 +109,89 @@ export function descendantPids(pid: number): number[] {
   return found;
 }
 
-/** A process's resident set size in MB, from /proc (null where there is none). */
-export function rssMb(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
+/** The process and every process it started: what the bench measures of a service. */
+export function processTree(pid: number): number[] {
+  return [pid, ...descendantPids(pid)];
+}
+
+/** Sends `signal` to a process and every process it started. */
+export function signalTree(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  for (const target of processTree(pid)) {
+    try {
+      process.kill(target, signal);
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
+
+/** Fields of /proc/<pid>/status in kB, or null where there is no such process. */
+function statusKb(pid: number, fields: readonly string[]): number[] | null {
   try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Math.round(Number(match[1]) / 1024) : null;
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const values = fields.map((field) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN));
+    return Number.isFinite(values[0]) ? values : null;
   } catch {
     return null;
   }
 }
 
 /**
- * A process's resident memory split as the kernel counts it, in MB, from /proc: `anon` is the
- * heap, native allocations and stacks; `file` is mapped files (code, shared libraries, and any
- * database file the process maps). Null where there is no such process.
+ * The resident set size in MB of a process and every process it started (a service of several
+ * API processes: the primary and all of them), from /proc (null where there is no such process).
+ * Summed, so pages the processes share (code, libraries) count once per process.
+ */
+export function rssMb(pid: number | undefined): number | null {
+  return residentMb(pid)?.rss ?? null;
+}
+
+/**
+ * The resident memory of a process and every process it started, split as the kernel counts it,
+ * in MB, from /proc: `anon` is the heap, native allocations and stacks; `file` is mapped files
+ * (code, shared libraries, and any database file the process maps). Null where there is no such
+ * process.
  */
 export function residentMb(pid: number | undefined): { rss: number; anon: number; file: number } | null {
   if (pid === undefined) return null;
-  try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
-    const [rss, anon, file] = [kb('VmRSS'), kb('RssAnon'), kb('RssFile')].map((v) => Math.round(v / 1024));
-    return Number.isFinite(rss) ? { rss: rss as number, anon: anon as number, file: file as number } : null;
-  } catch {
-    return null;
+  const root = statusKb(pid, ['VmRSS', 'RssAnon', 'RssFile']);
+  if (root === null) return null;
+  const sum = [...root];
+  for (const child of descendantPids(pid)) {
+    const values = statusKb(child, ['VmRSS', 'RssAnon', 'RssFile']);
+    values?.forEach((v, i) => (sum[i] = (sum[i] ?? 0) + v));
   }
+  const [rss, anon, file] = sum.map((kb) => Math.round(kb / 1024)) as [number, number, number];
+  return { rss, anon, file };
 }
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux). */
 const CLK_TCK = 100;
 
-/** A process's CPU time (user + system, all threads) in ms, from /proc (null where there is none). */
-export function cpuMs(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
+/** utime + stime + cutime + cstime of one process, in ticks (null where there is none). */
+function cpuTicks(pid: number): number | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return Number.isFinite(ticks) ? (ticks * 1000) / CLK_TCK : null;
+    const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    return Number.isFinite(ticks) ? ticks : null;
   } catch {
     return null;
   }
+}
+
+/**
+ * CPU time in ms (user + system, all threads) of a process and every process it started (a
+ * service of several API processes: the primary and all of them), and of those that ended and
+ * were waited for (a replaced API process), from /proc. Null where there is no such process.
+ */
+export function cpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  const root = cpuTicks(pid);
+  if (root === null) return null;
+  let ticks = root;
+  for (const child of descendantPids(pid)) ticks += cpuTicks(child) ?? 0;
+  return (ticks * 1000) / CLK_TCK;
 }
 
 /** The commit the bench measures (null outside a git checkout). */

@@ -28,8 +28,10 @@ import {
   killProcesses,
   REPO_ROOT,
   RESULTS_DIR,
+  processTree,
   residentMb,
   rssMb,
+  signalTree,
   startProcess,
   stopProcesses,
   waitForHealthy,
@@ -116,9 +118,9 @@ interface Row {
   total_requests: number;
   non_2xx: number;
   errors: number;
-  /** The service process's CPU time (user + system) per answered request, ms: steadier than req/s on a shared machine. */
+  /** The service's CPU time (user + system, every process of it) per answered request, ms: steadier than req/s on a shared machine. */
   cpu_ms_per_request: number | null;
-  /** The service's resident memory before and after the scenario, MB (null for the baseline). */
+  /** The service's resident memory (every process of it, summed) before and after the scenario, MB (null for the baseline). */
   rss_start_mb: number | null;
   rss_end_mb: number | null;
   /** The service's RSS (MB) every BENCH_SAMPLE_SEC (30 s) during the scenario: whether memory levels off (a soak). */
@@ -287,8 +289,9 @@ async function main(): Promise<void> {
     LOG_LEVEL,
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     // Background-job settings pass through, e.g. INVOICING_IN_PROCESS_WORKER=false to measure
-    // the API alone, or INVOICING_EDO_OPERATOR; and the PostgreSQL settings (INVOICING_PG_POOL_SIZE).
-    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => /^INVOICING_(IN_PROCESS_WORKER|EDO_\w+|PG_\w+)$/.test(name))),
+    // the API alone, or INVOICING_EDO_OPERATOR; the PostgreSQL settings (INVOICING_PG_POOL_SIZE);
+    // and INVOICING_PROCESSES (default auto: one API process per core; 1 measures one process).
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => /^INVOICING_(IN_PROCESS_WORKER|EDO_\w+|PG_\w+|PROCESSES)$/.test(name))),
   };
   // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service.
   const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
@@ -320,12 +323,15 @@ async function main(): Promise<void> {
   const baselineUrl = `http://127.0.0.1:${baselinePort}`;
   await waitForHealthy(`${baselineUrl}/`, baseline, baselineLog, 120_000);
 
+  // The service's processes: the primary and its API processes (INVOICING_PROCESSES), or one.
+  const serviceProcesses = service.pid === undefined ? 0 : processTree(service.pid).length;
   const ctx: BenchContext = { serviceUrl, baselineUrl, apiKey: BENCH_KEY, sellerInn: BENCH_INN, databaseUrl, teamId: 'bench' };
   const selected = scenarios.filter((s) => (ONLY ? ONLY.includes(s.name) : !s.onlyWhenNamed));
   const rows: Row[] = [];
   process.stdout.write(
     `Benchmark: ${selected.length} scenario(s), ${DURATION_SEC} s each after a ${WARMUP_SEC} s warm-up, ${CONNECTIONS} connections, ` +
-      `database ${databaseUrl.startsWith('sqlite:') ? 'SQLite' : 'PostgreSQL'}, LOG_LEVEL=${LOG_LEVEL}\n`,
+      `database ${databaseUrl.startsWith('sqlite:') ? 'SQLite' : 'PostgreSQL'}, LOG_LEVEL=${LOG_LEVEL}, ` +
+      `INVOICING_PROCESSES=${process.env.INVOICING_PROCESSES ?? 'auto'} (${serviceProcesses} processes)\n`,
   );
   for (const scenario of selected) {
     const url = scenario.target === 'service' ? serviceUrl : baselineUrl;
@@ -350,7 +356,8 @@ async function main(): Promise<void> {
           });
         }, SAMPLE_SEC * 1000),
       );
-      for (const sec of HEAPSNAPSHOT_AT) timers.push(setTimeout(() => service.kill('SIGUSR2'), sec * 1000));
+      // To every process of the service: each API process writes its own snapshot.
+      for (const sec of HEAPSNAPSHOT_AT) timers.push(setTimeout(() => signalTree(service.pid, 'SIGUSR2'), sec * 1000));
     }
     const result = await measure(url, scenario, scenario.durationSec ?? DURATION_SEC).finally(() => {
       for (const timer of timers) clearTimeout(timer);
@@ -394,6 +401,9 @@ async function main(): Promise<void> {
     database: databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'postgres',
     redis: Boolean(process.env.REDIS_URL),
     log_level: LOG_LEVEL,
+    invoicing_processes: process.env.INVOICING_PROCESSES ?? 'auto',
+    /** Processes of the service at start: with several API processes, the primary too. */
+    service_processes: serviceProcesses,
   };
   const table = markdownTable(rows);
   process.stdout.write(`\n${table}\n`);
@@ -408,7 +418,8 @@ async function main(): Promise<void> {
     '',
     `Commit ${meta.commit ?? 'unknown'}, Node ${meta.node}, ${meta.cores} × ${meta.cpu}, 1-minute load average ${meta.load_average_1m} at the end.`,
     `${meta.duration_sec} s per scenario after a ${meta.warmup_sec} s warm-up, ${meta.connections} connections (autocannon in the same machine),`,
-    `database ${meta.database}${meta.redis ? ' with Redis rate-limit counters' : ''}, LOG_LEVEL=${meta.log_level}.`,
+    `database ${meta.database}${meta.redis ? ' with Redis rate-limit counters' : ''}, LOG_LEVEL=${meta.log_level}, ` +
+      `INVOICING_PROCESSES=${meta.invoicing_processes} (${meta.service_processes} processes; CPU and RSS are summed over them).`,
     'The baseline is a bare node:http server in its own process answering the bytes of one document (GET detail): the physical limit of this machine.',
     '',
     table,

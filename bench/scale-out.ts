@@ -6,8 +6,9 @@
  * shows scaling on a machine too small for two nodes to be faster than one:
  *
  * - CPU milliseconds per request of the API nodes (utime + stime from /proc/<pid>/stat,
- *   worker threads included) and of the worker (measured until it has worked off the jobs the
- *   window queued);
+ *   worker threads included, summed over a node's processes: its primary and API processes,
+ *   INVOICING_PROCESSES, which passes through, default auto) and of the worker (measured until it
+ *   has worked off the jobs the window queued);
  * - PostgreSQL round trips per request: each node (and the worker) reaches PostgreSQL through
  *   a counting TCP proxy in this process, which counts the client's Sync ('S') and simple
  *   Query ('Q') messages (one per round trip: node-postgres sends Parse/Bind/Execute/Sync per
@@ -237,6 +238,8 @@ export async function runScaleOut(): Promise<void> {
     INVOICING_IN_PROCESS_WORKER: 'false',
     INVOICING_DATA_DIR: path.join(tmp, 'data'),
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    // API processes per node (default auto); the worker ignores it.
+    ...(process.env.INVOICING_PROCESSES ? { INVOICING_PROCESSES: process.env.INVOICING_PROCESSES } : {}),
   });
   const server = path.join(REPO_ROOT, 'dist', 'src', 'server.js');
   const cli = path.join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
@@ -376,6 +379,7 @@ export async function runScaleOut(): Promise<void> {
     connections: CONNECTIONS,
     redis: privateRedis ? 'private redis-server' : 'REDIS_URL (shared: commands of other clients counted)',
     worker_pg_round_trips_total: workerRoundTrips,
+    invoicing_processes: process.env.INVOICING_PROCESSES ?? 'auto',
   };
   process.stdout.write(`\n${table}\n`);
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
@@ -384,9 +388,9 @@ export async function runScaleOut(): Promise<void> {
     `# Scale-out benchmark ${meta.date}`,
     '',
     `Commit ${meta.commit ?? 'unknown'}, Node ${meta.node}, ${meta.cores} × ${meta.cpu}, 1-minute load average ${meta.load_average_1m} at the end.`,
-    `Two API nodes (INVOICING_IN_PROCESS_WORKER=false) and one \`invoicing worker\` on one PostgreSQL database and ${meta.redis}.`,
+    `Two API nodes (INVOICING_IN_PROCESS_WORKER=false, INVOICING_PROCESSES=${meta.invoicing_processes}) and one \`invoicing worker\` on one PostgreSQL database and ${meta.redis}.`,
     `Each scenario: ${CONNECTIONS} connections on one node, ${Math.floor(CONNECTIONS / 2)} on one node, then ${Math.floor(CONNECTIONS / 2)} on each of two; ${DURATION} s each after a ${WARMUP} s warm-up (autocannon in the same machine).`,
-    'CPU from /proc/<pid>/stat (all threads; the worker\'s until it has worked off the jobs the window queued); PostgreSQL round trips = Sync + Query messages counted by a TCP proxy per node; Redis commands from INFO commandstats.',
+    'CPU from /proc/<pid>/stat (all threads, summed over a node\'s processes; the worker\'s until it has worked off the jobs the window queued); PostgreSQL round trips = Sync + Query messages counted by a TCP proxy per node; Redis commands from INFO commandstats.',
     '',
     table,
     '',
