@@ -11,7 +11,7 @@ import { connectToPrimary, processRole, startPrimary, StartupFailure } from './c
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { logDestination, loggerOptions } from './http/logging.js';
 import { BootstrapError } from './modules/teams/index.js';
-import { announceDemoKey, BootstrapFileUnreadableError, prepareDatabase, startApiProcess, startRuntime, type PreparedDatabase, type Runtime } from './runtime.js';
+import { announceDemoKey, BootstrapFileUnreadableError, prepareDatabase, startApiProcess, startRuntime, type Runtime } from './runtime.js';
 
 /** How long in-flight requests get to finish after SIGTERM before the process gives up. */
 const SHUTDOWN_DEADLINE_MS = 15_000;
@@ -53,15 +53,19 @@ export async function serve(): Promise<void> {
   return serveOneProcess(config);
 }
 
-/** One process does everything (INVOICING_PROCESSES=1). */
-async function serveOneProcess(config: Config): Promise<void> {
-  let runtime: Runtime;
+/** What `starting` gives, or its failure as the one line on stderr and the exit. */
+async function startedOrFail<T>(config: Config, starting: Promise<T>): Promise<T> {
   try {
-    runtime = await startRuntime(config);
+    return await starting;
   } catch (err) {
     const { line, code } = describeStartupError(config, err);
     fail(line, code);
   }
+}
+
+/** One process does everything (INVOICING_PROCESSES=1). */
+async function serveOneProcess(config: Config): Promise<void> {
+  const runtime = await startedOrFail(config, startRuntime(config));
   const listening = await listen(config, runtime);
   // The demo team is already stored: its key must be shown even when listening failed, or it is lost.
   if (runtime.demo) announceDemoKey(config, runtime.demo.secret);
@@ -132,13 +136,7 @@ function closeOnSignals(runtime: Runtime): (reason: string) => void {
  * the API processes; the demo key once they all listen; their graceful shutdown on a signal.
  */
 async function servePrimary(config: Config): Promise<void> {
-  let prepared: PreparedDatabase;
-  try {
-    prepared = await prepareDatabase(config);
-  } catch (err) {
-    const { line, code } = describeStartupError(config, err);
-    fail(line, code);
-  }
+  const prepared = await startedOrFail(config, prepareDatabase(config));
   // Each API process opens its own connections; the primary needs none.
   await prepared.database.close();
   const logger = pino(loggerOptions(config.logLevel), logDestination());

@@ -4,30 +4,16 @@
  */
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createEmptyDatabase } from './helpers/db.js';
-import { freePort, runCli, startService, type ServiceProcess } from './helpers/process.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { freePort, processFixture, runCli } from './helpers/process.js';
 
 // Every case starts real Node processes: generous limits for a loaded CI machine.
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 90_000 });
 
-const children: ServiceProcess[] = [];
-const drops: Array<() => Promise<void>> = [];
-let tmp: string;
-
-async function freshDatabaseUrl(): Promise<string> {
-  const db = await createEmptyDatabase();
-  drops.push(db.drop);
-  return db.url;
-}
-
-async function serve(env: Record<string, string>, port?: number): Promise<ServiceProcess> {
-  const service = await startService(env, port);
-  children.push(service);
-  return service;
-}
+const fixture = processFixture('invoicing-process-');
+const { freshDatabaseUrl } = fixture;
+const serve = (env: Record<string, string>, port?: number) => fixture.serve(env, port);
 
 /** The key printed on first start: the line after the announcement, and the one in the curl line. */
 function printedKeys(stdout: string): string[] {
@@ -35,20 +21,10 @@ function printedKeys(stdout: string): string[] {
 }
 
 function writeJson(name: string, value: unknown): string {
-  const file = path.join(tmp, name);
+  const file = path.join(fixture.dir, name);
   fs.writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value, null, 2));
   return file;
 }
-
-beforeAll(() => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'invoicing-process-'));
-});
-
-afterAll(async () => {
-  await Promise.all(children.map((c) => c.stop('SIGKILL')));
-  for (const drop of drops) await drop().catch(() => undefined);
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
 
 describe('first start on an empty database, then a restart', () => {
   let databaseUrl: string;
@@ -135,7 +111,7 @@ describe('bad configuration stops start-up with one line', () => {
   let refusals = 0;
   async function expectRefusal(env: Record<string, string>, needle: string) {
     // A database of its own each: these run concurrently.
-    const result = await runCli(['serve'], { DATABASE_URL: `sqlite:${path.join(tmp, `refused-${++refusals}.sqlite`)}`, ...env });
+    const result = await runCli(['serve'], { DATABASE_URL: `sqlite:${path.join(fixture.dir, `refused-${++refusals}.sqlite`)}`, ...env });
     expect(result.code, result.stderr).not.toBe(0);
     expect(result.code).not.toBeNull();
     const lines = result.stderr.split('\n').filter(Boolean);
@@ -160,7 +136,7 @@ describe('bad configuration stops start-up with one line', () => {
     const [line, syntaxLine] = await Promise.all([
       expectRefusal({ INVOICING_BOOTSTRAP_FILE: file }, '$.teams[0].api_keys[0].id'),
       expectRefusal({ INVOICING_BOOTSTRAP_FILE: syntax }, 'line 1'),
-      expectRefusal({ INVOICING_BOOTSTRAP_FILE: path.join(tmp, 'missing.json') }, 'INVOICING_BOOTSTRAP_FILE'),
+      expectRefusal({ INVOICING_BOOTSTRAP_FILE: path.join(fixture.dir, 'missing.json') }, 'INVOICING_BOOTSTRAP_FILE'),
     ]);
     expect(line).toContain('INVOICING_BOOTSTRAP_FILE');
     expect(syntaxLine).toContain('$');

@@ -27,7 +27,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDb, usingPostgres, type TestDatabase } from './helpers/db.js';
-import { childEnv, REPO_ROOT, ServiceProcess, startService } from './helpers/process.js';
+import { childEnv, REPO_ROOT, ServiceProcess, startService, until } from './helpers/process.js';
 import { FakeGateway } from './modules/edo/fake-gateway.js';
 import { parseMail, startSmtpServer, type TestSmtpServer } from './modules/notifications/smtp-helpers.js';
 
@@ -197,16 +197,6 @@ async function inLanes<T>(items: readonly T[], lanes: number, work: (item: T, in
       }
     }),
   );
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
 }
 
 const outboxRows = () => db.db.selectFrom('outbox').selectAll().where('team_id', '=', TEAM).execute();

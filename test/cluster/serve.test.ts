@@ -9,21 +9,17 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { descendantPids } from '../../bench/processes.js';
-import { createEmptyDatabase } from '../helpers/db.js';
-import { freePort, runCli, startService, type ServiceProcess } from '../helpers/process.js';
+import { freePort, processFixture, runCli, until, type ServiceProcess } from '../helpers/process.js';
 import { simpleDoc } from '../modules/invoices/write-helpers.js';
 
 // Real processes on a loaded 2-core machine: generous limits.
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
-const children: ServiceProcess[] = [];
-const drops: Array<() => Promise<void>> = [];
-let tmp: string;
+const fixture = processFixture('invoicing-cluster-');
+const { freshDatabaseUrl } = fixture;
 
 // Ids of their own per run: with REDIS_URL the counters outlive the run.
 const run = crypto.randomBytes(4).toString('hex');
@@ -38,7 +34,7 @@ const IP_PER_SEC = 5;
 
 function bootstrap(): string {
   const roomy = { per_sec: 100_000, per_min: 1_000_000, per_day: 10_000_000 };
-  const file = path.join(tmp, 'bootstrap.json');
+  const file = path.join(fixture.dir, 'bootstrap.json');
   fs.writeFileSync(
     file,
     JSON.stringify({
@@ -61,16 +57,8 @@ function bootstrap(): string {
   return file;
 }
 
-async function serve(env: Record<string, string>, options: { detached?: boolean } = {}): Promise<ServiceProcess> {
-  const service = await startService({ INVOICING_DATA_DIR: path.join(tmp, 'data'), ...env }, undefined, options);
-  children.push(service);
-  return service;
-}
-
-async function freshDatabaseUrl(): Promise<string> {
-  const db = await createEmptyDatabase();
-  drops.push(db.drop);
-  return db.url;
+function serve(env: Record<string, string>, options: { detached?: boolean } = {}): Promise<ServiceProcess> {
+  return fixture.serve({ INVOICING_DATA_DIR: path.join(fixture.dir, 'data'), ...env }, undefined, options);
 }
 
 let addresses = 0;
@@ -114,16 +102,6 @@ function answeringPids(service: ServiceProcess, match: (line: Record<string, any
   return new Set(logLines(service).filter((l) => l.msg === 'incoming request' && match(l)).map((l) => l.pid as number));
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
-
 /** The API processes the primary `pid` runs (not, e.g., the esbuild service tsx starts). */
 function apiProcessPids(pid: number): number[] {
   return descendantPids(pid).filter((child) => {
@@ -159,16 +137,6 @@ async function inOneWindow<T>(windowMs: number, batch: (attempt: number) => Prom
   }
   throw new Error('five batches in a row straddled a window boundary');
 }
-
-beforeAll(() => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'invoicing-cluster-'));
-});
-
-afterAll(async () => {
-  await Promise.all(children.map((c) => c.stop('SIGKILL')));
-  for (const drop of drops) await drop().catch(() => undefined);
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
 
 describe('INVOICING_PROCESSES=2', () => {
   let service: ServiceProcess;
@@ -273,10 +241,14 @@ describe('INVOICING_PROCESSES=2', () => {
     await until('the primary noticing', () => service.stdout.includes('API process ended unexpectedly'));
     // Meanwhile the other process answers everything.
     for (let i = 0; i < 6; i++) expect((await request(service.port, 'GET', '/api/v1/ref/catalog', { headers: roomy() })).status).toBe(200);
-    const after = await until('a replacement', () => {
-      const pids = apiProcessPids(service.child.pid!);
-      return pids.length === 2 && !pids.includes(victim) && pids;
-    });
+    const after = await until(
+      'a replacement',
+      () => {
+        const pids = apiProcessPids(service.child.pid!);
+        return pids.length === 2 && !pids.includes(victim) && pids;
+      },
+      60_000,
+    );
     expect(after).toContain(survivor);
     const replacement = after.find((pid) => pid !== survivor)!;
     // The replacement serves: requests on new connections reach it.
@@ -373,7 +345,7 @@ describe('start-up with INVOICING_PROCESSES', () => {
 
   it('refuses a bad value in one line naming the variable', async () => {
     for (const bad of ['0', 'many', '65']) {
-      const result = await runCli(['serve'], { DATABASE_URL: `sqlite:${path.join(tmp, 'refused.sqlite')}`, INVOICING_PROCESSES: bad });
+      const result = await runCli(['serve'], { DATABASE_URL: `sqlite:${path.join(fixture.dir, 'refused.sqlite')}`, INVOICING_PROCESSES: bad });
       expect(result.code).toBe(2);
       expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining('Invalid configuration: INVOICING_PROCESSES must be auto or an integer from 1 to 64')]);
     }

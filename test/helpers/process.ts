@@ -3,9 +3,14 @@
  * run from the repository so modules resolve, configured only through its environment.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { descendantPids, freePort } from '../../bench/processes.js';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
+import { descendantPids, freePort } from '../../bench/processes.js';
+import { createEmptyDatabase } from './db.js';
 
 /** A port that was free a moment ago (listen on 0, read it, close): the bench's own. */
 export { freePort };
@@ -152,4 +157,50 @@ export async function startService(env: Record<string, string>, port?: number, o
     detached: options.detached ?? false,
   });
   return new ServiceProcess(child, chosen);
+}
+
+/**
+ * A test file's services, empty databases and temporary directory (`dir`, made before the file's
+ * tests, removed after them with every service killed and every database dropped).
+ */
+export function processFixture(prefix: string) {
+  const services: ServiceProcess[] = [];
+  const drops: Array<() => Promise<void>> = [];
+  let dir = '';
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  });
+  afterAll(async () => {
+    await Promise.all(services.map((s) => s.stop('SIGKILL')));
+    for (const drop of drops) await drop().catch(() => undefined);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    get dir(): string {
+      return dir;
+    },
+    /** A new empty database (SQLite file, or PostgreSQL when DATABASE_URL names it): its URL. */
+    async freshDatabaseUrl(): Promise<string> {
+      const db = await createEmptyDatabase();
+      drops.push(db.drop);
+      return db.url;
+    },
+    /** `invoicing serve` with `env` (see startService). */
+    async serve(env: Record<string, string>, port?: number, options: { detached?: boolean } = {}): Promise<ServiceProcess> {
+      const service = await startService(env, port, options);
+      services.push(service);
+      return service;
+    },
+  };
+}
+
+/** Polls `probe` every 100 ms until it gives a value other than undefined or false; fails after `timeoutMs`. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
 }
