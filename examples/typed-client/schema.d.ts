@@ -762,7 +762,7 @@ export interface components {
         };
         /** @description The document. Additional properties are kept, each bounded (strings 2000 characters, property names 200, arrays 1000 entries, objects 200 properties, nesting 32 levels: 400 validation_failed). Service-owned fields (buyer_status, revision, team_id, status, totals, total, metadata, ...) are dropped with a `service_owned_field` warning each. Prohibited (400 prohibited_field, the first 100 paths in `errors` and `details`, `errors_not_listed` counting the rest): seller_logo_url, seller_stamp_url, payment_qr_url, signers[].facsimile_url, manager.contact_qr_url, buyer_contact.contact_qr_url, any property ending in _url, _uri or _link, any string that is a whole http(s):// or data: URL, and base64 image data. */
         InvoicePayload: {
-            /** @description Client-supplied id, `^[A-Za-z0-9_-]{8,64}$`; generated when absent. Taken by any document: 409 public_id_conflict. */
+            /** @description Client-supplied id, `^[A-Za-z0-9_-]{8,64}$`; generated when absent (31 characters: the creation time in 9 base-36 digits, then 128 random bits). Taken by any document: 409 public_id_conflict. */
             public_id?: string;
             /** @description Invoice number. Required. */
             number: string;

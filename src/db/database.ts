@@ -12,7 +12,9 @@ import {
   SqliteAdapter,
   SqliteDialect,
   type DialectAdapter,
+  type Driver,
   type MigrationLockOptions,
+  type SqliteDialectConfig,
   type Transaction,
 } from 'kysely';
 import pg from 'pg';
@@ -22,6 +24,7 @@ import { cachingSqlite, SqliteStatementCache } from './statement-cache.js';
 import { useNamedStatements } from './pg-statements.js';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 import type { WriteLock } from './write-lock.js';
+import { TwoConnectionSqliteDriver } from './sqlite-driver.js';
 
 export type Db = Kysely<Database>;
 export type Executor = Kysely<Database> | Transaction<Database>;
@@ -32,8 +35,9 @@ export interface DatabaseHandle {
   db: Db;
   dialect: SqlDialect;
   /**
-   * SQLite: the prepared-statement cache every Kysely query goes through (statement-cache.ts);
-   * usable directly for hot SQL. Null on PostgreSQL.
+   * SQLite: the prepared-statement cache of the writing connection, which every transaction and
+   * every write goes through (statement-cache.ts; reads outside transactions have a connection
+   * and a cache of their own, sqlite-driver.ts). Null on PostgreSQL.
    */
   statements?: SqliteStatementCache | null;
   /** SQLite with `backgroundCheckpoints`: the thread that checkpoints the WAL (wal-checkpointer.ts). */
@@ -49,9 +53,10 @@ export interface OpenOptions {
    */
   backgroundCheckpoints?: boolean;
   /**
-   * SQLite file shared by several processes (the API processes of `invoicing serve`): their
-   * write transactions take turns through this lock (src/db/write-lock.ts). Not used on
-   * PostgreSQL; absent for a single process.
+   * SQLite file shared by several processes of one machine (src/cluster/): every write
+   * transaction, and every write outside one, waits for this lock (asynchronously) before it
+   * takes SQLite's. Without it a process wanting to write while another one does would sleep in
+   * SQLite's busy handler, holding its event loop.
    */
   writeLock?: WriteLock;
 }
@@ -72,9 +77,9 @@ export function dialectOf(db: Kysely<any>): SqlDialect {
 
 /**
  * Kysely's SQLite adapter takes no migration lock, so two processes starting on a fresh file
- * could both run a migration. Here migrations run in one transaction whose first statement
- * is a write to the lock row: the second process waits (busy_timeout) until the first
- * commits, then finds nothing left to do.
+ * could both run a migration. Here migrations run in one transaction, begun IMMEDIATE (the
+ * driver below) and whose first statement writes the lock row: the second process waits
+ * (busy_timeout) until the first commits, then finds nothing left to do.
  */
 class LockingSqliteAdapter extends SqliteAdapter {
   override get supportsTransactionalDdl(): boolean {
@@ -91,6 +96,15 @@ class LockingSqliteAdapter extends SqliteAdapter {
 }
 
 class LockingSqliteDialect extends SqliteDialect {
+  constructor(private readonly driver: TwoConnectionSqliteDriver) {
+    // Kysely's dialect wants a database; the driver below is what runs the queries.
+    super({ database: driver.writer as unknown as SqliteDialectConfig['database'] });
+  }
+
+  override createDriver(): Driver {
+    return this.driver;
+  }
+
   override createAdapter(): DialectAdapter {
     return new LockingSqliteAdapter();
   }
@@ -110,7 +124,16 @@ export function openDatabase(target: DatabaseTarget, options: OpenOptions = {}):
     sqlite.pragma('busy_timeout = 5000');
     // Kysely prepares every query it runs; the cache hands back the statement prepared before.
     const statements = new SqliteStatementCache(sqlite, { max: STATEMENT_CACHE_SIZE });
-    const db = new Kysely<Database>({ dialect: new LockingSqliteDialect({ database: cachingSqlite(sqlite, statements) }) });
+    // The reads outside transactions go to a connection of their own (sqlite-driver.ts); it never writes.
+    let reader: ReturnType<typeof cachingSqlite> | null = null;
+    if (target.file !== ':memory:') {
+      const readOnly = new SqliteDatabase(target.file);
+      readOnly.pragma('busy_timeout = 5000');
+      readOnly.pragma('query_only = ON');
+      reader = cachingSqlite(readOnly, new SqliteStatementCache(readOnly, { max: STATEMENT_CACHE_SIZE }));
+    }
+    const driver = new TwoConnectionSqliteDriver(cachingSqlite(sqlite, statements), reader, options.writeLock ?? null);
+    const db = new Kysely<Database>({ dialect: new LockingSqliteDialect(driver) });
     const checkpointer = options.backgroundCheckpoints && target.file !== ':memory:' ? startWalCheckpointer(sqlite, target.file) : null;
     return {
       db,

@@ -14,3 +14,32 @@ export interface WriteLock {
   /** Lets the next waiting process write. */
   release(): void;
 }
+
+/**
+ * A first-come, first-served `WriteLock` for holders in one process: what the cluster's primary
+ * grants its workers through (src/cluster/), and what two database handles of one process share
+ * to take turns.
+ */
+export class FifoWriteLock implements WriteLock {
+  private held = false;
+  private readonly waiting: Array<() => void> = [];
+
+  acquire(): Promise<void> {
+    if (!this.held) {
+      this.held = true;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.held = false;
+  }
+
+  /** Holders waiting for their turn (observability, tests). */
+  get queued(): number {
+    return this.waiting.length;
+  }
+}

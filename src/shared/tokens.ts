@@ -22,6 +22,35 @@ export function randomToken(bytes = 16): string {
   return token;
 }
 
+/**
+ * Digits of the time prefix: 0-9 then a-z, whose order is the same bytewise (SQLite's BINARY,
+ * PostgreSQL's "C") and in the usual locales (digits before letters, one case only).
+ */
+const TIME_PREFIX_LENGTH = 9;
+let prefixMs = -1;
+let prefix = '';
+
+/**
+ * A URL-safe identifier that sorts by the time it was made: the milliseconds since the epoch in
+ * 9 base-36 digits (until the year 5188), then `randomToken(16)`, 128 random bits: 31
+ * characters. The random part alone makes it unguessable, as `randomToken`; the prefix only says
+ * when it was made, which nobody holding the token needs to be kept from.
+ *
+ * Why: the generated public_id and share-link tokens are keys of B-tree indexes (the documents',
+ * their items', their links'). Random keys put every new document on leaf pages of their own
+ * all over each index, and a commit writes each such page whole (SQLite's WAL, PostgreSQL's
+ * full-page writes); keys in time order land on the few right-most leaves that the documents of
+ * one commit share. Ordering is by the wall clock, so a clock stepped back only scatters a few
+ * keys; it never makes two the same.
+ */
+export function sortableToken(nowMs: number = Date.now()): string {
+  if (nowMs !== prefixMs) {
+    prefixMs = nowMs;
+    prefix = Math.max(0, Math.floor(nowMs)).toString(36).padStart(TIME_PREFIX_LENGTH, '0');
+  }
+  return prefix + randomToken(16);
+}
+
 /** A new API key secret: 256 random bits behind a readable prefix. */
 export function newApiKeySecret(): string {
   return `ak_${randomToken(32)}`;

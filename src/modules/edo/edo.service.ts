@@ -15,7 +15,7 @@ import * as outbox from '../../db/outbox.js';
 import type { EdoJobRow, OutboxRow } from '../../db/types.js';
 import { retryDelayMs, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
-import { randomToken } from '../../shared/tokens.js';
+import { sortableToken } from '../../shared/tokens.js';
 import { EdoOperatorError, type EdoEvent, type EdoOperator, type EdoOutgoingDocument } from './edo-operator.js';
 import { resolveEdoPolicy, type EdoPolicy } from './edo-policy.js';
 import { advanceJob, applyStatus, toEdoSync, type EdoDocumentPort } from './edo-jobs.js';
@@ -136,7 +136,7 @@ export class EdoService {
       await repo.supersedeWaitingJobs(trx, teamId, publicId, now);
     }
 
-    const jobId = randomToken(16);
+    const jobId = sortableToken();
     const seller = request.sellerEdoId;
     const refused = seller ? null : { code: 'seller_edo_id_missing', error: 'the seller organization has no EDO participant id (edo_id)' };
     const payload: SendPayload = { v: 1, sender: seller ?? '', recipient: buyer, document: request.document };

@@ -89,7 +89,7 @@ export const InvoiceItem = Type.Object(
 export const InvoicePayload = Type.Object(
   {
     public_id: Type.Optional(
-      S('Client-supplied id, `^[A-Za-z0-9_-]{8,64}$`; generated when absent. Taken by any document: 409 public_id_conflict.', {
+      S('Client-supplied id, `^[A-Za-z0-9_-]{8,64}$`; generated when absent (31 characters: the creation time in 9 base-36 digits, then 128 random bits). Taken by any document: 409 public_id_conflict.', {
         pattern: '^[A-Za-z0-9_-]{8,64}$',
         maxLength: 64,
       }),

@@ -9,7 +9,7 @@ import { groupCommitFor, type GroupCommit } from '../../db/group-commit.js';
 import type { Database, InvoiceRow, ShareLinkRow } from '../../db/types.js';
 import { ApiError } from '../../shared/errors.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
-import { randomToken } from '../../shared/tokens.js';
+import { randomToken, sortableToken } from '../../shared/tokens.js';
 import type { EdoService, EdoSync } from '../edo/index.js';
 import type { DeliveryReport, NotificationService } from '../notifications/index.js';
 import type { LinkBases } from '../links/index.js';
@@ -251,7 +251,7 @@ export class InvoiceService {
   ): Promise<WriteOutcome> {
     const { invoice } = validated;
     const prepared = await this.prepare(auth, envelope, validated);
-    const publicId = invoice.public_id ?? randomToken(16);
+    const publicId = invoice.public_id ?? sortableToken();
     if (invoice.public_id && (await repo.publicIdTaken(this.deps.db, publicId))) throw conflict(publicId);
     const now = isoNow(this.deps.clock);
     const row: InvoiceRow = {
@@ -413,7 +413,7 @@ export class InvoiceService {
     }
     const prepared = await this.prepare(auth, envelope, validated);
     const now = isoNow(this.deps.clock);
-    const publicId = pathId ?? invoice.public_id ?? randomToken(16);
+    const publicId = pathId ?? invoice.public_id ?? sortableToken();
     const base = documentRowValues(auth, prepared, publicId, now, invoice.seller_status ?? 'issued', info);
     const { row, links } = this.demo.dryRunRow(base, publicId, now, invoice.api_recipients);
     // Demo mode sends nothing: every planned e-mail is reported blocked (207).

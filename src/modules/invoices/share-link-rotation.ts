@@ -8,7 +8,7 @@
  */
 import type { Db } from '../../db/database.js';
 import type { ShareLinkRow } from '../../db/types.js';
-import { randomToken } from '../../shared/tokens.js';
+import { sortableToken } from '../../shared/tokens.js';
 import * as repo from './invoice.repository.js';
 
 export interface RotatedLinks {
@@ -26,7 +26,7 @@ export async function rotateShareLinks(db: Db, publicId: string): Promise<Rotate
     const current = await repo.listShareLinks(trx, teamId, publicId);
     const rotated: ShareLinkRow[] = [];
     for (const link of current) {
-      const token = randomToken(16);
+      const token = sortableToken();
       await repo.replaceLinkToken(trx, link, token);
       rotated.push({ ...link, token, last_opened_at: null });
     }

@@ -5,7 +5,7 @@
  */
 import type { Executor } from '../../db/database.js';
 import type { ShareLinkRow } from '../../db/types.js';
-import { randomToken } from '../../shared/tokens.js';
+import { sortableToken } from '../../shared/tokens.js';
 import * as repo from './invoice.repository.js';
 import type { ApiRecipient } from './invoice.model.js';
 
@@ -38,7 +38,7 @@ function link(teamId: string, publicId: string, kind: ShareLinkRow['kind'], orde
   return {
     team_id: teamId,
     public_id: publicId,
-    token: randomToken(16),
+    token: sortableToken(),
     kind,
     email: r?.email ?? null,
     name: r?.name ?? null,

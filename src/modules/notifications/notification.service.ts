@@ -9,7 +9,6 @@
  * 3. `OutboxWorker` (worker.ts) retries due rows, and takes over rows whose lease lapsed
  *    (a process that died between commit and delivery).
  */
-import crypto from 'node:crypto';
 import type { Db, DatabaseHandle, Executor } from '../../db/database.js';
 import type { OutboxRow, OutboxTable } from '../../db/types.js';
 import { forEachLimited, newLeaseOwner, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
@@ -26,6 +25,7 @@ import { planEmails, type NotificationRequest } from './plan.js';
 import { reserveEmails, utcDay } from './quota.js';
 import { resolveRecipients } from './recipients.js';
 import { countDelivery } from '../../shared/delivery-metrics.js';
+import { sortableToken } from '../../shared/tokens.js';
 
 /** pino-compatible. */
 export type NotificationLogger = WorkLogger;
@@ -191,9 +191,10 @@ export class NotificationService {
     const wanted = request.tariff.external_share ? planned.filter((p) => p.recipient.valid).length : 0;
     const granted = await reserveEmails(trx, request.teamId, utcDay(now), request.tariff.emails_per_day, wanted, nowIso);
     const rows: OutboxTable[] = [];
-    // One random base per write (114 random bits; randomUUID draws from a buffered pool, unlike
-    // a randomBytes call of its own); each row's id adds its position (at most 32 characters). Ids are internal.
-    const idBase = crypto.randomUUID().replaceAll('-', '').slice(0, 30);
+    // One base per write, in time order like the documents' ids (sortableToken: the outbox's
+    // primary key then grows at its end) with 126 random bits; each row's id adds its position
+    // (at most 32 characters). Ids are internal.
+    const idBase = sortableToken().slice(0, 30);
     let taken = 0;
     let restricted = false;
     for (const [position, { recipient, view }] of planned.entries()) {

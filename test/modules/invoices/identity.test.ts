@@ -70,6 +70,32 @@ describe('document identity: public_id and Idempotency-Key', () => {
         expect(encodeURIComponent(id)).toBe(id);
       }
     });
+
+    it('generates ids and share-link tokens in creation order (time prefix) with 128 random bits after it', async () => {
+      const made: Array<{ id: string; tokens: string[] }> = [];
+      for (let i = 0; i < 5; i++) {
+        const body = await createOk(t, simpleDoc(`order-${i}`, { api_recipients: [{ email: `r${i}@example.com` }] }));
+        const links = body.share_links as { buyer_url: string; colleague_url: string; recipients: Array<{ url: string }> };
+        const urls = [links.buyer_url, links.colleague_url, ...links.recipients.map((r) => r.url)];
+        expect(urls).toHaveLength(3);
+        const tokens = urls.map((u) => u.split('/').pop() as string);
+        made.push({ id: body.public_id, tokens });
+        // A new millisecond for the next document.
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      const ids = made.map((m) => m.id);
+      expect([...ids].sort()).toEqual(ids);
+      for (const { id, tokens } of made) {
+        for (const value of [id, ...tokens]) {
+          expect(value).toMatch(/^[0-9a-z]{9}[A-Za-z0-9_-]{22}$/);
+          expect(Buffer.from(value.slice(9), 'base64url').length).toBe(16);
+        }
+      }
+      for (let i = 1; i < made.length; i++) {
+        const previous = made[i - 1] as { tokens: string[] };
+        for (const token of (made[i] as { tokens: string[] }).tokens) for (const older of previous.tokens) expect(token > older).toBe(true);
+      }
+    });
   });
 
   describe('Idempotency-Key', () => {
