@@ -16,9 +16,10 @@ export interface WriteLock {
 }
 
 /**
- * A first-come, first-served `WriteLock` for holders in one process: what the cluster's primary
- * grants its workers through (src/cluster/), and what two database handles of one process share
- * to take turns.
+ * A first-come, first-served `WriteLock` for holders in one process: what two database handles
+ * of one process share to take turns. (The primary of `invoicing serve` keeps a queue of its own,
+ * src/cluster/write-lock.ts, which also withdraws a request that waited too long and drops the
+ * requests and the lock of an API process that died.)
  */
 export class FifoWriteLock implements WriteLock {
   private held = false;
