@@ -280,8 +280,12 @@ export class InvoiceService {
     let queued: QueuedEffects = { pending: null, edo: null };
     /** The answer recorded with the document (Idempotency-Key), when nothing happens after the commit. */
     let final: WriteOutcome | null = null;
+    const doc = { row, items, links };
+    // SQLite: the document's statements bound before the transaction (the batch holds the write
+    // lock only to run them); with e-mails planned inside it, the row is final only there.
+    const statements =
+      this.onPostgres || envelope.notify ? null : repo.newDocumentStatements(this.deps.db, { ...doc, events: newDocumentEvents(row, now, false) });
     try {
-      const doc = { row, items, links };
       if (this.onPostgres && !onCommit && this.effects.quietCreate(row, prepared)) {
         // PostgreSQL with nothing else to write: one statement that commits alone, one round trip.
         await repo.insertNewDocumentPg(this.deps.db, { ...doc, events: newDocumentEvents(row, now, true) });
@@ -292,10 +296,7 @@ export class InvoiceService {
           if (this.onPostgres) {
             await repo.insertNewDocumentPg(trx, { ...doc, events: newDocumentEvents(row, now, false) });
           } else {
-            await repo.insertInvoice(trx, row);
-            await repo.insertItems(trx, items);
-            await repo.insertShareLinks(trx, links);
-            await recordWriteEvents(trx, null, row, now);
+            await repo.insertNewDocument(trx, statements ?? repo.newDocumentStatements(trx, { ...doc, events: newDocumentEvents(row, now, false) }));
           }
           queued = await this.effects.enqueue(trx, auth, row, prepared, links, planned);
           await recordRestriction(trx, null, row, now);
