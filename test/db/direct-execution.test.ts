@@ -26,7 +26,9 @@ async function kyselyOn(withCache: boolean): Promise<{ db: Kysely<Database>; log
   const logged: string[] = [];
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: withCache ? cachingSqlite(sqlite, cache) : sqlite }),
-    log: (event) => logged.push(event.query.sql),
+    log: (event) => {
+      logged.push(event.query.sql);
+    },
   });
   open.push(db);
   await sql`create table teams (id text primary key, name text not null, tariff_id text, locale text not null, created_at text not null, updated_at text not null)`.execute(db);
