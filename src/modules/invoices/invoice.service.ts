@@ -44,6 +44,8 @@ import {
   documentRowValues,
   editedBy,
   etagMatches,
+  invoiceRow,
+  lifeOf,
   itemRows,
   notFound,
   sameDocument,
@@ -254,8 +256,7 @@ export class InvoiceService {
     const publicId = invoice.public_id ?? randomToken(16);
     if (invoice.public_id && (await repo.publicIdTaken(this.deps.db, publicId))) throw conflict(publicId);
     const now = isoNow(this.deps.clock);
-    const row: InvoiceRow = {
-      ...documentRowValues(auth, prepared, publicId, now, invoice.seller_status ?? 'issued', info),
+    const row = invoiceRow(documentRowValues(auth, prepared, publicId, now, invoice.seller_status ?? 'issued', info), {
       team_id: auth.teamId,
       public_id: publicId,
       revision: 1,
@@ -269,7 +270,7 @@ export class InvoiceService {
       notifications: null,
       viewed_at: null,
       payment_reported_at: null,
-    } as InvoiceRow;
+    });
     const links = newShareLinks(auth.teamId, publicId, invoice.api_recipients, now);
     const items = itemRows(auth.teamId, publicId, prepared);
     // The response is built from these objects rather than from parsing row.document back.
@@ -357,7 +358,7 @@ export class InvoiceService {
         document_kind: 'invoice',
       });
     }
-    const next: InvoiceRow = { ...current, ...values, revision: current.revision + 1, api_updated_at: apiUpdatedAt } as InvoiceRow;
+    const next = invoiceRow(values, { ...lifeOf(current), revision: current.revision + 1, api_updated_at: apiUpdatedAt });
     let links: ShareLinkRow[] = [];
     let queued: QueuedEffects = { pending: null, edo: null };
     const applied = await this.commits.run(async (trx) => {
