@@ -1,15 +1,18 @@
-// In-process CPU per create, two builds side by side (docs/performance.md, "E-mail and EDO creates").
+// In-process CPU per create, two or more builds side by side (docs/performance.md, "E-mail and EDO creates").
 // Each build's dist/ (npm run build) is started in this one process on its own SQLite file,
 // INVOICING_IN_PROCESS_WORKER=false; creates of each kind (plain, recip = the same with one
 // api_recipient, edo, email = recip + notify_recipients) go through app.inject, 50 at a time,
 // in blocks of blockN, the blocks of both builds and all kinds interleaved (rotated order), the
 // first two rounds discarded; CPU from process.cpuUsage() per block, the median per kind.
-// usage: node bench/probes/enqueue-inprocess.mjs <rootA> <rootB> [kinds] [blockN] [blocks]
+// usage: node bench/probes/enqueue-inprocess.mjs <rootA> <rootB> [<rootC> …] [kinds] [blockN] [blocks]
+// (the roots: every leading argument that is a directory)
 import fs from 'node:fs'; import os from 'node:os'; import path from 'node:path';
 import { PROBE_KEY, writeProbeBootstrap } from './bootstrap.mjs';
-const roots = [process.argv[2], process.argv[3]];
-const kinds = (process.argv[4] ?? 'plain,edo,email').split(',');
-const N = Number(process.argv[5] ?? 100); const BLOCKS = Number(process.argv[6] ?? 20);
+const args = process.argv.slice(2);
+const roots = [];
+while (args.length > 0 && fs.existsSync(args[0]) && fs.statSync(args[0]).isDirectory()) roots.push(args.shift());
+const kinds = (args[0] ?? 'plain,edo,email').split(',');
+const N = Number(args[1] ?? 100); const BLOCKS = Number(args[2] ?? 20);
 const KEY = PROBE_KEY;
 async function start(root) {
   const { loadConfig } = await import(path.join(root, 'dist/src/config/config.js'));

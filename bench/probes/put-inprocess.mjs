@@ -16,7 +16,7 @@ const roots = args.filter((a) => !/^\d+$/.test(a));
 const nums = args.filter((a) => /^\d+$/.test(a)).map(Number);
 const N = nums[0] ?? 200; const BLOCKS = nums[1] ?? 20; const POOL = 200; const LANES = 50;
 const KEY = PROBE_KEY;
-const sqlTimes = new Map(); const commits = [];
+const sqlTimes = new Map(); const commits = []; const works = []; const holds = new Map();
 if (process.env.SQL === '1') {
   const require = createRequire(path.join(path.resolve(roots[0].replace(/:thread$/, '')), 'package.json'));
   const Sqlite = require('better-sqlite3');
@@ -25,6 +25,9 @@ if (process.env.SQL === '1') {
     const orig = proto[m];
     proto[m] = function (...a) {
       const t = process.hrtime.bigint(); const c = process.cpuUsage();
+      // The write lock's hold: BEGIN's start to COMMIT's start (the batch's work) per file.
+      if (this.source === 'begin') holds.set(this.database.name, t);
+      if (this.source === 'commit' && holds.has(this.database.name)) { works.push({ file: this.database.name, ms: Number(t - holds.get(this.database.name)) / 1e6 }); holds.delete(this.database.name); }
       try { return orig.apply(this, a); } finally {
         const u = process.cpuUsage(c);
         if (this.source === 'commit') commits.push({ file: this.database.name, ms: Number(process.hrtime.bigint() - t) / 1e6 });
@@ -115,7 +118,7 @@ for (const r of roots) { const x = await start(r); await fill(x); apps.push(x); 
 const res = apps.map(() => []);
 let walMax = apps.map(() => 0);
 for (let b = 0; b < BLOCKS + 2; b++) {
-  if (b === 2) { sqlTimes.clear(); commits.length = 0; for (const x of apps) { x.lat = []; x.measuring = true; } for (const x of apps) Object.assign(x.group.stats, { batches: 0, writes: 0, largest: 0 }); }
+  if (b === 2) { sqlTimes.clear(); commits.length = 0; works.length = 0; for (const x of apps) { x.lat = []; x.measuring = true; } for (const x of apps) Object.assign(x.group.stats, { batches: 0, writes: 0, largest: 0 }); }
   for (let j = 0; j < apps.length; j++) {
     const a = (j + b) % apps.length; const v = await run(apps[a]);
     if (b >= 2) res[a].push(v);
@@ -134,6 +137,8 @@ const pct = (x, p) => { const s = [...x].sort((a, b) => a - b); return s[Math.mi
 for (const x of apps) if (x.lat?.length) console.log(`${x.root}: PUT latency p50 ${pct(x.lat, 0.5).toFixed(0)} ms, p99 ${pct(x.lat, 0.99).toFixed(0)} ms, max ${pct(x.lat, 1).toFixed(0)} ms; longest event-loop delay ${x.loopMax.toFixed(0)} ms`);
 for (const x of apps) {
   const c = commits.filter((v) => v.file === x.file).map((v) => v.ms);
+  const w = works.filter((v) => v.file === x.file).map((v) => v.ms); const docs = N * BLOCKS;
+  if (w.length) console.log(`${x.root}: per document in the transaction (SQL=1 adds its timing): work ${(w.reduce((p, q) => p + q, 0) * 1000 / docs).toFixed(1)} µs, COMMIT ${(c.reduce((p, q) => p + q, 0) * 1000 / docs).toFixed(1)} µs`);
   if (c.length) console.log(`${x.root}: COMMIT ms p50 ${pct(c, 0.5).toFixed(1)}, p90 ${pct(c, 0.9).toFixed(1)}, max ${pct(c, 1).toFixed(1)}; the 5 longest ${[...c].sort((a, b) => b - a).slice(0, 5).map((v) => v.toFixed(0)).join(', ')}`);
 }
 if (sqlTimes.size > 0) {

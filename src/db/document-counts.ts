@@ -14,22 +14,34 @@
  * The same rows carry `changes`, the team's list version (summed like `documents`), and
  * `team_month_counts` the documents per month of `date`: both kept by those triggers.
  */
-import { sql, type QueryCreator } from 'kysely';
+import { sql, type CompiledQuery, type QueryCreator } from 'kysely';
 import { dialectOf, type Executor } from './database.js';
-import { preparedQuery } from './prepared-query.js';
+import { preparedQuery, preparedStatement } from './prepared-query.js';
 import type { Database } from './types.js';
 
 export const COUNTER_SHARDS = 16;
 
+// Written with every create: compiled once per dialect (prepared-query.ts).
+const addDocumentsStatement = preparedStatement<'teamId' | 'n', never>((db, p) =>
+  db
+    .insertInto('team_document_counts')
+    .values({
+      team_id: p('teamId'),
+      shard: dialectOf(db) === 'postgres' ? sql<number>`mod(txid_current(), ${sql.lit(COUNTER_SHARDS)})::int` : 0,
+      documents: p('n'),
+    })
+    .onConflict((oc) => oc.columns(['team_id', 'shard']).doUpdateSet({ documents: sql<number>`team_document_counts.documents + ${p('n')}` })),
+);
+
 /** Adds `n` documents to the team's count; call inside the inserting transaction. */
 export async function addDocuments(db: Executor, teamId: string, n: number): Promise<void> {
   if (n === 0) return;
-  const shard = dialectOf(db) === 'postgres' ? sql<number>`mod(txid_current(), ${sql.lit(COUNTER_SHARDS)})::int` : 0;
-  await db
-    .insertInto('team_document_counts')
-    .values({ team_id: teamId, shard, documents: n })
-    .onConflict((oc) => oc.columns(['team_id', 'shard']).doUpdateSet({ documents: sql<number>`team_document_counts.documents + ${n}` }))
-    .execute();
+  await addDocumentsStatement(db, { teamId, n });
+}
+
+/** `addDocuments` bound but not run (`n` > 0), for a writer that runs its statements later (`executeCompiled`). */
+export function addDocumentsQuery(db: Executor, teamId: string, n: number): CompiledQuery {
+  return addDocumentsStatement.bind(db, { teamId, n });
 }
 
 /**

@@ -16,13 +16,18 @@
  * nobody (a batch of one).
  *
  * A write sees only `trx`: using the database handle itself inside would wait for the
- * connection the batch holds. PostgreSQL gets no batching (a transaction per write on the
+ * connection the batch holds. On SQLite `trx` is bound to the connection's statement cache for
+ * the batch (direct-execution.ts): the savepoints, the search-index flush and every statement
+ * compiled once (prepared-query.ts) run straight on better-sqlite3, without Kysely's
+ * asynchronous path per statement. PostgreSQL gets no batching (a transaction per write on the
  * pool, whose server already groups concurrent commits' WAL flushes); there a transaction the
  * server aborted as a deadlock or serialization failure is run again (pg-retry.ts), so `work`
  * must be re-runnable (database writes on `trx` only).
  */
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { dialectOf, type Db } from './database.js';
+import { executeSql, statementCacheOf, withDirectExecution } from './direct-execution.js';
+import type { SqliteStatementCache } from './statement-cache.js';
 import { retryPgConflicts } from './pg-retry.js';
 import type { Database } from './types.js';
 import { flushSearchIndex } from './text-search.js';
@@ -42,6 +47,8 @@ export class GroupCommit {
   private readonly queue: Queued[] = [];
   private running = false;
   private readonly batching: boolean;
+  /** SQLite: the connection's statement cache, once asked (null: none, run through Kysely). */
+  private direct: SqliteStatementCache | null | undefined;
   /** Batches committed and writes in them (observability and tests). */
   readonly stats = { batches: 0, writes: 0, largest: 0 };
 
@@ -80,21 +87,25 @@ export class GroupCommit {
     const settled = new Set<Queued>();
     try {
       await this.db.transaction().execute(async (trx) => {
-        for (const item of batch) {
-          await sql`savepoint group_write`.execute(trx);
-          try {
-            const value = await item.work(trx);
-            await sql`release savepoint group_write`.execute(trx);
-            done.push({ item, value });
-          } catch (err) {
-            await sql`rollback to savepoint group_write`.execute(trx);
-            await sql`release savepoint group_write`.execute(trx);
-            settled.add(item);
-            item.reject(err);
+        if (this.direct === undefined) this.direct = await statementCacheOf(trx);
+        const writes = async () => {
+          for (const item of batch) {
+            await executeSql(trx, 'savepoint group_write');
+            try {
+              const value = await item.work(trx);
+              await executeSql(trx, 'release savepoint group_write');
+              done.push({ item, value });
+            } catch (err) {
+              await executeSql(trx, 'rollback to savepoint group_write');
+              await executeSql(trx, 'release savepoint group_write');
+              settled.add(item);
+              item.reject(err);
+            }
           }
-        }
-        // The batch's new documents into the search index at once (text-search.ts).
-        if (done.length > 0) await flushSearchIndex(trx);
+          // The batch's new documents into the search index at once (text-search.ts).
+          if (done.length > 0) await flushSearchIndex(trx);
+        };
+        await (this.direct ? withDirectExecution(trx, this.direct, writes) : writes());
       });
     } catch (err) {
       // BEGIN, a savepoint statement or the COMMIT failed: nothing of the batch is stored.

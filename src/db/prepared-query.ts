@@ -16,21 +16,40 @@
  * `preparedStatement` is the same for writes whose effect is checked (the whole result, with
  * `numAffectedRows`), and `insertRows` the same for multi-row INSERTs (issue 13): compiled once
  * per table, column list and row count.
+ *
+ * Each also binds without running (`statement.bind(db, values)`, `insertRowsQuery`): a write can
+ * bind its statements before its transaction and only run them inside (`executeCompiled`). In a
+ * group commit's SQLite transaction all of them run straight on better-sqlite3
+ * (direct-execution.ts).
  */
 import { CompiledQuery, type Compilable, type Insertable, type Kysely, type QueryResult } from 'kysely';
 import { dialectOf, type Executor, type SqlDialect } from './database.js';
+import { directCacheOf, runOnCache } from './direct-execution.js';
 import { nameStatement } from './pg-statements.js';
 import type { Database } from './types.js';
+
+/** Runs `sql` with `parameters` on `db`: straight on better-sqlite3 in a bound transaction, else through Kysely. */
+async function execute<R>(db: Executor, sql: string, parameters: unknown[]): Promise<QueryResult<R>> {
+  const cache = directCacheOf(db);
+  if (cache !== undefined) return runOnCache<R>(cache, { sql, parameters });
+  return db.executeQuery<R>(CompiledQuery.raw(sql, parameters) as CompiledQuery<R>);
+}
 
 const MARK = '\u0000param:';
 
 type Plan<P> = { sql: string; slots: Array<{ name: P } | { value: unknown }> };
 
+/** A statement compiled once: run it, or bind it now and run it later with `executeCompiled`. */
+export interface PreparedStatement<P extends string, R> {
+  (db: Executor, values: Record<P, unknown>): Promise<QueryResult<R>>;
+  bind(db: Executor, values: Record<P, unknown>): CompiledQuery<R>;
+}
+
 export function preparedStatement<P extends string, R>(
   build: (db: Kysely<Database>, param: (name: P) => any) => Compilable<R>,
-): (db: Executor, values: Record<P, unknown>) => Promise<QueryResult<R>> {
+): PreparedStatement<P, R> {
   const compiled = new Map<SqlDialect, Plan<P>>();
-  return async (db, values) => {
+  const planFor = (db: Executor): Plan<P> => {
     const dialect = dialectOf(db);
     let plan = compiled.get(dialect);
     if (plan === undefined) {
@@ -43,9 +62,19 @@ export function preparedStatement<P extends string, R>(
       // PostgreSQL: parsed and planned once per connection, not per call (pg-statements.ts).
       if (dialect === 'postgres') nameStatement(plan.sql);
     }
-    const parameters = plan.slots.map((s) => ('name' in s ? values[s.name] : s.value));
-    return db.executeQuery<R>(CompiledQuery.raw(plan.sql, parameters) as CompiledQuery<R>);
+    return plan;
   };
+  const parametersOf = (plan: Plan<P>, values: Record<P, unknown>) => plan.slots.map((s) => ('name' in s ? values[s.name] : s.value));
+  const run = async (db: Executor, values: Record<P, unknown>): Promise<QueryResult<R>> => {
+    const plan = planFor(db);
+    return execute<R>(db, plan.sql, parametersOf(plan, values));
+  };
+  return Object.assign(run, {
+    bind: (db: Executor, values: Record<P, unknown>): CompiledQuery<R> => {
+      const plan = planFor(db);
+      return CompiledQuery.raw(plan.sql, parametersOf(plan, values)) as CompiledQuery<R>;
+    },
+  });
 }
 
 export function preparedQuery<P extends string, R>(
@@ -76,17 +105,24 @@ export async function insertRows<T extends keyof Database & string>(
   table: T,
   rows: ReadonlyArray<Insertable<Database[T]>>,
 ): Promise<void> {
+  const query = insertRowsQuery(db, table, rows);
+  if (query !== null) await execute(db, query.sql, query.parameters as unknown[]);
+}
+
+/** `insertRows` bound but not run (null for no rows), for `executeCompiled` on `db` or a transaction of it. */
+export function insertRowsQuery<T extends keyof Database & string>(
+  db: Executor,
+  table: T,
+  rows: ReadonlyArray<Insertable<Database[T]>>,
+): CompiledQuery | null {
   const first = rows[0] as Record<string, unknown> | undefined;
-  if (first === undefined) return;
+  if (first === undefined) return null;
   const columns = definedColumns(first);
   const sameShape = rows.every((row) => {
     const r = row as Record<string, unknown>;
     return definedColumns(r).length === columns.length && columns.every((c) => r[c] !== undefined);
   });
-  if (!sameShape) {
-    await (db as Kysely<Database>).insertInto(table).values(rows as never).execute();
-    return;
-  }
+  if (!sameShape) return (db as Kysely<Database>).insertInto(table).values(rows as never).compile();
   const dialect = dialectOf(db);
   const key = `${dialect}\u0000${table}\u0000${rows.length}\u0000${columns.join(',')}`;
   let plan = insertPlans.get(key);
@@ -103,5 +139,5 @@ export async function insertRows<T extends keyof Database & string>(
     insertPlans.set(key, plan);
   }
   const parameters = plan.slots.map((s) => ('value' in s ? s.value : (rows[s.row] as Record<string, unknown>)[s.column]));
-  await db.executeQuery(CompiledQuery.raw(plan.sql, parameters));
+  return CompiledQuery.raw(plan.sql, parameters);
 }

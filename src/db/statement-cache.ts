@@ -78,12 +78,22 @@ export class SqliteStatementCache {
 }
 
 /**
+ * The SQL text that asks a `cachingSqlite` connection for its cache: it never reaches SQLite;
+ * `prepare` answers it with a statement whose one row is `{ cache }` (see `statementCacheOf`
+ * in direct-execution.ts). So code holding only the Kysely instance (the group commit) can run
+ * statements on the same connection without a new seam in `openDatabase`.
+ */
+export const STATEMENT_CACHE_PROBE = '/* invoicing: the statement cache of this connection */';
+
+/**
  * The better-sqlite3 database as Kysely's `SqliteDialect` wants it (`prepare` and `close`),
  * with `prepare` going through `cache`.
  */
 export function cachingSqlite(sqlite: SqliteDatabase.Database, cache: SqliteStatementCache): { prepare(sql: string): Statement; close(): void } {
+  // What Kysely's SQLite connection reads of a statement: `reader`, then `all(parameters)`.
+  const probe = { reader: true, busy: false, all: () => [{ cache }] } as unknown as Statement;
   return {
-    prepare: (sql: string) => cache.prepare(sql),
+    prepare: (sql: string) => (sql === STATEMENT_CACHE_PROBE ? probe : cache.prepare(sql)),
     close: () => {
       cache.clear();
       sqlite.close();

@@ -9,6 +9,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import { dialectOf, type Executor } from './database.js';
+import { executeSql } from './direct-execution.js';
 
 /**
  * Separates the fields inside `search_text`, so that q cannot match across two of them
@@ -112,6 +113,10 @@ export const PENDING_TEXTS = sql`select i.rowid, i.search_text from invoices_fts
  */
 export async function flushSearchIndex(db: Executor): Promise<void> {
   if (dialectOf(db) !== 'sqlite') return;
-  await sql`insert into invoices_fts(rowid, search_text) ${PENDING_TEXTS}`.execute(db);
-  await sql`delete from invoices_fts_pending`.execute(db);
+  // Fixed text, so in a group commit's transaction it runs straight on better-sqlite3 (direct-execution.ts).
+  flushSql ??= sql`insert into invoices_fts(rowid, search_text) ${PENDING_TEXTS}`.compile(db).sql;
+  await executeSql(db, flushSql);
+  await executeSql(db, 'delete from invoices_fts_pending');
 }
+
+let flushSql: string | undefined;

@@ -10,8 +10,9 @@
  *
  * Everything here is scoped by team except retention, which deletes by age.
  */
-import { sql, type QueryCreator } from 'kysely';
+import { sql, type CompiledQuery, type QueryCreator } from 'kysely';
 import { dialectOf, type Executor } from '../../db/database.js';
+import { preparedStatement } from '../../db/prepared-query.js';
 import type { Database, EventRow } from '../../db/types.js';
 
 export interface FeedPosition {
@@ -28,20 +29,26 @@ export interface NewEvent {
   createdAt: string;
 }
 
+// Written with every document change: compiled once per dialect (src/db/prepared-query.ts).
+const eventInsert = preparedStatement<keyof NewEvent, never>((db, p) =>
+  db.insertInto('events').values({
+    team_id: p('teamId'),
+    tx_id: dialectOf(db) === 'postgres' ? sql<number>`pg_current_xact_id()::text::bigint` : sql<number>`0`,
+    type: p('type'),
+    public_id: p('publicId'),
+    revision: p('revision'),
+    data: p('data'),
+    created_at: p('createdAt'),
+  }),
+);
+
 export async function insertEvent(db: Executor, event: NewEvent): Promise<void> {
-  const txId = dialectOf(db) === 'postgres' ? sql<number>`pg_current_xact_id()::text::bigint` : sql<number>`0`;
-  await db
-    .insertInto('events')
-    .values({
-      team_id: event.teamId,
-      tx_id: txId,
-      type: event.type,
-      public_id: event.publicId,
-      revision: event.revision,
-      data: event.data,
-      created_at: event.createdAt,
-    })
-    .execute();
+  await eventInsert(db, event as unknown as Record<keyof NewEvent, unknown>);
+}
+
+/** `insertEvent` bound but not run, for a writer that runs its statements later (`executeCompiled`). */
+export function insertEventQuery(db: Executor, event: NewEvent): CompiledQuery {
+  return eventInsert.bind(db, event as unknown as Record<keyof NewEvent, unknown>);
 }
 
 /** PostgreSQL: the insert of `events` as a query for the caller to run or compose (not run here). */

@@ -2,7 +2,7 @@
  * The event log: `recordEvent(trx, …)` inside the transaction of the change it describes (no
  * lost and no phantom events), the team's feed in a total order, and retention.
  */
-import type { QueryCreator } from 'kysely';
+import type { CompiledQuery, QueryCreator } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { Database, EventRow } from '../../db/types.js';
 import { ApiError } from '../../shared/errors.js';
@@ -27,6 +27,14 @@ export interface PublicEvent {
  */
 export async function recordEvent<T extends DocumentEventType>(trx: Executor, event: DocumentEventInput<T>): Promise<void> {
   await repo.insertEvent(trx, newDocumentEvent(event));
+}
+
+/**
+ * `recordEvent` bound but not run: the statement, for a writer that binds its statements before
+ * its transaction and runs them inside it (`executeCompiled`, src/db/direct-execution.ts).
+ */
+export function documentEventQuery(db: Executor, event: DocumentEventInput): CompiledQuery {
+  return repo.insertEventQuery(db, newDocumentEvent(event));
 }
 
 /** A document event to record: its team, type, data and the change's time. */

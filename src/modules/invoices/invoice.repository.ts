@@ -1,10 +1,11 @@
 /** SQL of the documents module. Every function takes the executor first and the team. */
 import { CompiledQuery, sql, type Compilable, type Insertable, type QueryCreator } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import { addDocuments, pgAddDocumentsQuery, pgAddOneDocumentSql, teamDocumentCount, teamListState, teamMonthDocuments } from '../../db/document-counts.js';
-import { pgDocumentEventsInsert, pgDocumentEventsInsertUnnest, type DocumentEventInput } from '../events/index.js';
+import { addDocuments, addDocumentsQuery, pgAddDocumentsQuery, pgAddOneDocumentSql, teamDocumentCount, teamListState, teamMonthDocuments } from '../../db/document-counts.js';
+import { documentEventQuery, pgDocumentEventsInsert, pgDocumentEventsInsertUnnest, type DocumentEventInput } from '../events/index.js';
+import { executeCompiled } from '../../db/direct-execution.js';
 import { modifiedSince, teamScope } from '../../db/list-plans.js';
-import { insertRows, preparedQuery, preparedStatement } from '../../db/prepared-query.js';
+import { insertRows, insertRowsQuery, preparedQuery, preparedStatement } from '../../db/prepared-query.js';
 import { nameStatement } from '../../db/pg-statements.js';
 import { retryPgConflicts } from '../../db/pg-retry.js';
 import { invoiceSearchMatches, probeTrigramTable, usesTrigramTable, type SearchPlan } from '../../db/text-search.js';
@@ -72,6 +73,31 @@ export async function publicIdTaken(db: Executor, publicId: string): Promise<boo
  */
 export async function insertInvoice(db: Executor, row: Insertable<InvoicesTable>): Promise<void> {
   await insertInvoices(db, [row]);
+}
+
+/**
+ * A new document's statements, bound but not run: the invoice and its team's document count,
+ * its items, its share links and its events, the rows `insertInvoice`, `insertItems`,
+ * `insertShareLinks` and `recordEvent` write, in that order. A create binds them before its
+ * transaction and `insertNewDocument` only runs them inside it (on SQLite, in the group commit,
+ * straight on better-sqlite3: src/db/direct-execution.ts).
+ */
+export function newDocumentStatements(db: Executor, doc: NewDocumentRows): CompiledQuery[] {
+  const statements: CompiledQuery[] = [];
+  const add = (query: CompiledQuery | null) => {
+    if (query !== null) statements.push(query);
+  };
+  add(insertRowsQuery(db, 'invoices', [doc.row]));
+  statements.push(addDocumentsQuery(db, doc.row.team_id, 1));
+  for (let i = 0; i < doc.items.length; i += ITEMS_PER_INSERT) add(insertRowsQuery(db, 'invoice_items', doc.items.slice(i, i + ITEMS_PER_INSERT)));
+  add(insertRowsQuery(db, 'share_links', doc.links));
+  for (const event of doc.events) statements.push(documentEventQuery(db, event));
+  return statements;
+}
+
+/** Runs what `newDocumentStatements` bound; call inside the creating transaction. */
+export async function insertNewDocument(trx: Executor, statements: readonly CompiledQuery[]): Promise<void> {
+  for (const statement of statements) await executeCompiled(trx, statement);
 }
 
 /** Several documents at once (e.g. one transaction of grouped creates), counted per team. */
@@ -288,10 +314,13 @@ function sameRows(stored: readonly object[], wanted: readonly object[]): boolean
   return true;
 }
 
-/** A new document's items: one multi-row INSERT (chunks keep each under SQLite's bound-parameter limit). */
+/** Items per INSERT: the chunks keep each statement under SQLite's bound-parameter limit. */
+const ITEMS_PER_INSERT = 200;
+
+/** A new document's items: one multi-row INSERT (in chunks of ITEMS_PER_INSERT). */
 export async function insertItems(db: Executor, items: Array<Insertable<InvoiceItemsTable>>): Promise<void> {
-  for (let i = 0; i < items.length; i += 200) {
-    await insertRows(db, 'invoice_items', items.slice(i, i + 200));
+  for (let i = 0; i < items.length; i += ITEMS_PER_INSERT) {
+    await insertRows(db, 'invoice_items', items.slice(i, i + ITEMS_PER_INSERT));
   }
 }
 

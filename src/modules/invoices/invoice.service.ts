@@ -44,6 +44,8 @@ import {
   documentRowValues,
   editedBy,
   etagMatches,
+  invoiceRow,
+  lifeOf,
   itemRows,
   notFound,
   sameDocument,
@@ -254,8 +256,7 @@ export class InvoiceService {
     const publicId = invoice.public_id ?? sortableToken();
     if (invoice.public_id && (await repo.publicIdTaken(this.deps.db, publicId))) throw conflict(publicId);
     const now = isoNow(this.deps.clock);
-    const row: InvoiceRow = {
-      ...documentRowValues(auth, prepared, publicId, now, invoice.seller_status ?? 'issued', info),
+    const row = invoiceRow(documentRowValues(auth, prepared, publicId, now, invoice.seller_status ?? 'issued', info), {
       team_id: auth.teamId,
       public_id: publicId,
       revision: 1,
@@ -269,7 +270,7 @@ export class InvoiceService {
       notifications: null,
       viewed_at: null,
       payment_reported_at: null,
-    } as InvoiceRow;
+    });
     const links = newShareLinks(auth.teamId, publicId, invoice.api_recipients, now);
     const items = itemRows(auth.teamId, publicId, prepared);
     // The response is built from these objects rather than from parsing row.document back.
@@ -280,8 +281,12 @@ export class InvoiceService {
     let queued: QueuedEffects = { pending: null, edo: null };
     /** The answer recorded with the document (Idempotency-Key), when nothing happens after the commit. */
     let final: WriteOutcome | null = null;
+    const doc = { row, items, links };
+    // SQLite: the document's statements bound before the transaction (the batch holds the write
+    // lock only to run them); with e-mails planned inside it, the row is final only there.
+    const statements =
+      this.onPostgres || envelope.notify ? null : repo.newDocumentStatements(this.deps.db, { ...doc, events: newDocumentEvents(row, now, false) });
     try {
-      const doc = { row, items, links };
       if (this.onPostgres && !onCommit && this.effects.quietCreate(row, prepared)) {
         // PostgreSQL with nothing else to write: one statement that commits alone, one round trip.
         await repo.insertNewDocumentPg(this.deps.db, { ...doc, events: newDocumentEvents(row, now, true) });
@@ -292,10 +297,7 @@ export class InvoiceService {
           if (this.onPostgres) {
             await repo.insertNewDocumentPg(trx, { ...doc, events: newDocumentEvents(row, now, false) });
           } else {
-            await repo.insertInvoice(trx, row);
-            await repo.insertItems(trx, items);
-            await repo.insertShareLinks(trx, links);
-            await recordWriteEvents(trx, null, row, now);
+            await repo.insertNewDocument(trx, statements ?? repo.newDocumentStatements(trx, { ...doc, events: newDocumentEvents(row, now, false) }));
           }
           queued = await this.effects.enqueue(trx, auth, row, prepared, links, planned);
           await recordRestriction(trx, null, row, now);
@@ -356,7 +358,7 @@ export class InvoiceService {
         document_kind: 'invoice',
       });
     }
-    const next: InvoiceRow = { ...current, ...values, revision: current.revision + 1, api_updated_at: apiUpdatedAt } as InvoiceRow;
+    const next = invoiceRow(values, { ...lifeOf(current), revision: current.revision + 1, api_updated_at: apiUpdatedAt });
     let links: ShareLinkRow[] = [];
     let queued: QueuedEffects = { pending: null, edo: null };
     const applied = await this.commits.run(async (trx) => {

@@ -111,7 +111,8 @@ export function purposeVatClause(totals: DocumentTotals): string {
 
 type QrWarning = { field: string; code: string; message: string };
 
-function qrBlock(doc: Doc, totals: DocumentTotals, sellerStatus: string, buyerToken: string, bases: LinkBases) {
+/** The payment QR block of the response (without its kind fields). */
+export function qrBlock(doc: Doc, totals: DocumentTotals, sellerStatus: string, buyerToken: string, bases: LinkBases) {
   const urls = qrUrls(bases, buyerToken);
   const off = (reason: QrOffReason, warnings: QrWarning[] = []) => ({ enabled: false, url: '', svg_url: '', payload: '', encoding: '' as const, reason, warnings });
   if (doc.show_payment_qr === false) return off('disabled_by_document');
@@ -153,10 +154,16 @@ export function totalsOf(doc: Doc): DocumentTotals {
   return computeTotals(doc.items, { pricesIncludeVat: doc.prices_include_vat === true });
 }
 
+/**
+ * Every object here is one literal with all its keys (an optional one `undefined` when absent)
+ * rather than spreads and conditional spreads: each then has one shape, built at once, and the
+ * serializer reads it without megamorphic lookups. The bytes are the same: fast-json-stringify
+ * writes schema properties in schema order and skips `undefined`, as JSON.stringify does, and
+ * the keys are in the order the spreads gave them (test/modules/invoices/response-build.test.ts).
+ */
 export function buildInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[], ctx: ViewContext): InvoiceWriteResponse {
   const doc = (ctx.stored?.document ?? JSON.parse(row.document)) as Doc;
   const id = row.public_id;
-  const kind = { document_public_id: id, document_kind: DOCUMENT_KIND };
   const buyerLink = links.find((l) => l.kind === 'buyer');
   const colleagueLink = links.find((l) => l.kind === 'colleague');
   if (!buyerLink || !colleagueLink) throw new Error(`document ${id} has no buyer or colleague link`);
@@ -193,7 +200,8 @@ export function buildInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[], ctx
   }));
   const document = {
     public_id: id,
-    ...kind,
+    document_public_id: id,
+    document_kind: DOCUMENT_KIND,
     kind_version: KIND_VERSION,
     document_title: title,
     package_public_id: row.package_public_id,
@@ -203,12 +211,17 @@ export function buildInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[], ctx
     title_is_custom: custom,
   };
   const shareAvailable = row.public_share_enabled === 1 && ctx.tariff.external_share;
+  // The stored document already names itself and its status (storedDocument): no copy needed then.
+  const invoice = doc.public_id === id && doc.seller_status === row.seller_status ? doc : { ...doc, public_id: id, seller_status: row.seller_status };
+  const orAbsent = <T>(value: T | null | undefined): T | undefined => (value ? value : undefined);
 
   return {
     ok: true,
     public_id: id,
-    ...kind,
-    ...(ctx.demo ? { demo_mode: true, demo_guids: ctx.demo.guids } : {}),
+    document_public_id: id,
+    document_kind: DOCUMENT_KIND,
+    demo_mode: ctx.demo ? true : undefined,
+    demo_guids: ctx.demo ? ctx.demo.guids : undefined,
     document_url: buyer.document_url,
     invoice_url: buyer.url,
     portal_view_url: portal.view,
@@ -232,23 +245,32 @@ export function buildInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[], ctx
     status,
     validation,
     metadata: {
-      ...document,
+      public_id: id,
+      document_public_id: id,
+      document_kind: DOCUMENT_KIND,
+      kind_version: KIND_VERSION,
+      document_title: title,
+      package_public_id: row.package_public_id,
+      legacy_invoice_public_id: id,
+      kind_ordinal: 1,
+      sort_order: 0,
+      title_is_custom: custom,
       source_type: row.source_type,
       editor_mode: row.editor_mode,
-      ...(row.information_system ? { information_system: row.information_system } : {}),
-      ...(row.api_key_id !== null ? { api_key_id: row.api_key_id } : {}),
+      information_system: orAbsent(row.information_system),
+      api_key_id: row.api_key_id !== null ? row.api_key_id : undefined,
       public_share_enabled: row.public_share_enabled === 1,
       created_at: row.created_at,
       last_modified_at: row.last_modified_at,
       changed_at: row.changed_at ?? row.last_modified_at,
-      ...(row.api_created_at ? { api_created_at: row.api_created_at } : {}),
-      ...(row.api_updated_at ? { api_updated_at: row.api_updated_at } : {}),
-      ...(row.created_by_login ? { created_by_login: row.created_by_login } : {}),
-      ...(row.last_modified_by_login ? { last_modified_by_login: row.last_modified_by_login } : {}),
-      ...(row.seller_edo_id ? { seller_edo_id: row.seller_edo_id } : {}),
-      ...(row.buyer_edo_id ? { buyer_edo_id: row.buyer_edo_id } : {}),
-      ...(row.api_key_name ? { api_key_name: row.api_key_name } : {}),
-      ...(row.api_request_host ? { api_request_host: row.api_request_host } : {}),
+      api_created_at: orAbsent(row.api_created_at),
+      api_updated_at: orAbsent(row.api_updated_at),
+      created_by_login: orAbsent(row.created_by_login),
+      last_modified_by_login: orAbsent(row.last_modified_by_login),
+      seller_edo_id: orAbsent(row.seller_edo_id),
+      buyer_edo_id: orAbsent(row.buyer_edo_id),
+      api_key_name: orAbsent(row.api_key_name),
+      api_request_host: orAbsent(row.api_request_host),
       revision: row.revision,
       viewed_at: row.viewed_at,
       status,
@@ -258,18 +280,20 @@ export function buildInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[], ctx
       api_recipients: apiRecipients,
       links: links_,
     },
-    invoice: { ...doc, public_id: id, seller_status: row.seller_status },
+    invoice,
     document,
     notifications: ctx.notifications,
     share_gate: {
-      ...kind,
+      document_public_id: id,
+      document_kind: DOCUMENT_KIND,
       available: shareAvailable,
       public_share_enabled: row.public_share_enabled === 1,
       external_share_allowed: ctx.tariff.external_share,
       reason: row.public_share_enabled !== 1 ? 'public_share_disabled' : ctx.tariff.external_share ? '' : 'tariff_external_share_disabled',
     },
     api: {
-      ...kind,
+      document_public_id: id,
+      document_kind: DOCUMENT_KIND,
       key_id: ctx.caller.keyId,
       key_name: ctx.caller.keyName,
       request_host: ctx.request.host,
@@ -278,7 +302,8 @@ export function buildInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[], ctx
       etag: etagOf(id, row.revision),
     },
     totals: {
-      ...kind,
+      document_public_id: id,
+      document_kind: DOCUMENT_KIND,
       subtotal: money(totals.subtotal),
       vat_total: money(totals.vat_total),
       total: money(totals.total),
@@ -311,6 +336,16 @@ export function buildInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[], ctx
         gross_minor_units: minorUnits(l.gross),
       })),
     },
-    qr: { ...kind, ...qr },
+    qr: {
+      document_public_id: id,
+      document_kind: DOCUMENT_KIND,
+      enabled: qr.enabled,
+      url: qr.url,
+      svg_url: qr.svg_url,
+      payload: qr.payload,
+      encoding: qr.encoding,
+      reason: qr.reason,
+      warnings: qr.warnings,
+    },
   };
 }

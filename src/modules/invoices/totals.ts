@@ -92,8 +92,130 @@ function computeLine(item: TotalsItemInput, index: number, pricesIncludeVat: boo
  * the same items always give the same strings. Rounds each line, then sums, so the printed
  * lines always add up to the printed totals. Throws on a non-finite qty, price or vat_pct;
  * everything else (negative values, odd rates) is the validator's business, not this one's.
+ *
+ * Every document of ordinary figures (plain decimals of a few places, sums below 2^53 kopecks)
+ * is computed in exact integer arithmetic on kopecks (`integerTotals`); anything else in decimal
+ * arithmetic (`decimalTotals`, the reference: a property test holds the two equal).
  */
 export function computeTotals(items: readonly TotalsItemInput[], options: TotalsOptions): DocumentTotals {
+  return integerTotals(items, options) ?? decimalTotals(items, options);
+}
+
+/** A plain decimal (no exponent, sign only "-") of at most 15 digits: its digits as an integer and its places. */
+const PLAIN_DECIMAL = /^(-?)(\d{1,15})(?:\.(\d{1,6}))?$/;
+const POW10 = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000, 10_000_000_000, 100_000_000_000, 1_000_000_000_000];
+
+/** `value` as `units / 10^places` with `units` a safe integer; null when it is not that simple. */
+function scaled(value: DecimalInput | null | undefined): { units: number; places: number } | null {
+  const text = typeof value === 'number' ? String(value) : value;
+  if (typeof text !== 'string') return null;
+  const m = PLAIN_DECIMAL.exec(text);
+  if (m === null) return null;
+  const fraction = m[3] ?? '';
+  if ((m[2] as string).length + fraction.length > 15) return null;
+  const units = Number(`${m[1]}${m[2]}${fraction}`);
+  return { units: units === 0 ? 0 : units, places: fraction.length };
+}
+
+/** n / d rounded half away from zero (ROUND_HALF_UP), exactly; d > 0 and n a safe integer. */
+function roundedQuotient(n: number, d: number): number {
+  const magnitude = Math.abs(n);
+  let q = Math.floor(magnitude / d);
+  let r = magnitude - q * d;
+  // The float quotient may be one off; the remainder puts it right.
+  if (r < 0) {
+    q -= 1;
+    r += d;
+  } else if (r >= d) {
+    q += 1;
+    r -= d;
+  }
+  if (2 * r >= d) q += 1;
+  return n < 0 ? -q : q;
+}
+
+/** Kopecks as a two-decimal string, as fixed2 writes it ("-0.00" never). */
+function kopecksText(k: number): string {
+  if (k === 0) return '0.00';
+  const magnitude = Math.abs(k);
+  const cents = magnitude % 100;
+  return `${k < 0 ? '-' : ''}${Math.floor(magnitude / 100)}.${cents < 10 ? '0' : ''}${cents}`;
+}
+
+/**
+ * `decimalTotals` in integer kopecks, for documents whose every figure is a plain decimal with
+ * few places and whose every product and sum stays a safe integer (checked at each step, so
+ * each is exact); null for any other document (it then goes the decimal way, which also throws
+ * what it throws). The same rules and the same strings as the decimal arithmetic.
+ */
+export function integerTotals(items: readonly TotalsItemInput[], options: TotalsOptions): DocumentTotals | null {
+  const lines: LineTotals[] = [];
+  const groups = new Map<number | null, { net: number; vat: number; gross: number }>();
+  let subtotal = 0;
+  let vatTotal = 0;
+  const safe = Number.isSafeInteger;
+  for (const item of items) {
+    const qty = scaled(item.qty);
+    const price = scaled(item.price);
+    if (qty === null || price === null) return null;
+    const product = qty.units * price.units;
+    if (!safe(product)) return null;
+    const places = qty.places + price.places;
+    const amount = places <= 2 ? product * (POW10[2 - places] as number) : roundedQuotient(product, POW10[places - 2] as number);
+    if (!safe(amount)) return null;
+    let net = amount;
+    let vat = 0;
+    let gross = amount;
+    let rate: number | null = null;
+    if (item.vat_pct !== null && item.vat_pct !== undefined) {
+      const pct = scaled(item.vat_pct);
+      if (pct === null || pct.places > 4) return null;
+      const n = amount * pct.units;
+      if (!safe(n)) return null;
+      const hundred = 100 * (POW10[pct.places] as number);
+      if (options.pricesIncludeVat) {
+        const divisor = hundred + pct.units;
+        if (divisor <= 0) return null;
+        vat = roundedQuotient(n, divisor);
+        net = amount - vat;
+      } else {
+        vat = roundedQuotient(n, hundred);
+        gross = amount + vat;
+      }
+      // The nearest double to the rate, as Decimal's toNumber() gives it (a division of exact integers
+      // is correctly rounded). A rate written "-0" is a negative zero there: left to the decimal path.
+      if (pct.units === 0 && String(item.vat_pct).startsWith('-')) return null;
+      rate = pct.units / (POW10[pct.places] as number);
+      if (!safe(gross) || !safe(net)) return null;
+    }
+    lines.push({ amount: kopecksText(amount), net: kopecksText(net), vat: kopecksText(vat), gross: kopecksText(gross), vat_pct: rate, without_vat: rate === null });
+    subtotal += net;
+    vatTotal += vat;
+    if (!safe(subtotal) || !safe(vatTotal)) return null;
+    const group = groups.get(rate);
+    if (group) {
+      group.net += net;
+      group.vat += vat;
+      group.gross += gross;
+      if (!safe(group.net) || !safe(group.vat) || !safe(group.gross)) return null;
+    } else {
+      groups.set(rate, { net, vat, gross });
+    }
+  }
+  const total = subtotal + vatTotal;
+  if (!safe(total)) return null;
+  return {
+    lines,
+    subtotal: kopecksText(subtotal),
+    vat_total: kopecksText(vatTotal),
+    total: kopecksText(total),
+    vat_breakdown: [...groups].map(([rate, g]) => ({ vat_pct: rate, net: kopecksText(g.net), vat: kopecksText(g.vat), gross: kopecksText(g.gross) })),
+    total_kopecks: String(total),
+  };
+}
+
+/** `computeTotals` in decimal arithmetic: the reference, and the way for any figure the integer path declines. */
+export function decimalTotals(items: readonly TotalsItemInput[], options: TotalsOptions): DocumentTotals {
   const lines: LineTotals[] = [];
   const groups = new Map<string, { pct: Decimal | null } & Omit<LineDecimals, 'pct'>>();
   let subtotal = new Decimal(0);

@@ -117,10 +117,22 @@ export function readNumber(value: unknown, path: string, c: IssueCollector, rule
     return c.error(path, 'out_of_range', `${path} must be ${rule.minExclusive ? 'greater than' : 'at least'} ${rule.min}`);
   }
   if (value > rule.max) return c.error(path, 'out_of_range', `${path} must be at most ${rule.max}`);
-  if (toDecimal(value, path).decimalPlaces() > rule.maxDecimals) {
+  if (decimalPlaces(value, path) > rule.maxDecimals) {
     return c.error(path, 'too_many_decimals', `${path} must have at most ${rule.maxDecimals} decimals`);
   }
   return value === 0 ? 0 : value; // -0 is stored as 0
+}
+
+/**
+ * The decimals of a finite number's literal, as `toDecimal(value).decimalPlaces()` counts them:
+ * `String(value)` is that literal, and without an exponent its decimals are the digits after
+ * the point (never trailing zeros); with one, decimal arithmetic counts them.
+ */
+export function decimalPlaces(value: number, path = 'value'): number {
+  const text = String(value);
+  if (text.includes('e')) return toDecimal(value, path).decimalPlaces();
+  const point = text.indexOf('.');
+  return point === -1 ? 0 : text.length - point - 1;
 }
 
 /** Absent or null is "not given"; anything else must be a boolean. */

@@ -98,7 +98,13 @@ const DEFAULT_UNIT = 'шт';
 
 /** Own enumerable properties copied as data properties: a `__proto__` key stays a plain key. */
 function copyRecord(value: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(value));
+  // What Object.fromEntries(Object.entries(value)) gives, without the array of pairs.
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    if (key === '__proto__') Object.defineProperty(out, key, { value: value[key], enumerable: true, writable: true, configurable: true });
+    else out[key] = value[key];
+  }
+  return out;
 }
 
 type StringSpec = Record<string, { max: number; trim?: boolean }>;

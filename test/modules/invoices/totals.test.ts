@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { decimalToMinorUnits, formatMoney, fromMinorUnits, toMinorUnits } from '../../../src/shared/money.js';
-import { computeTotals, lineAmount, type TotalsItemInput } from '../../../src/modules/invoices/totals.js';
+import { computeTotals, decimalTotals, integerTotals, lineAmount, type TotalsItemInput } from '../../../src/modules/invoices/totals.js';
 
 const onTop = { pricesIncludeVat: false } as const;
 const included = { pricesIncludeVat: true } as const;
@@ -265,6 +265,65 @@ describe('computeTotals: agrees with integer-kopeck arithmetic (property)', () =
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('computeTotals: the integer-kopeck path equals decimal arithmetic (property)', () => {
+  /** A plain decimal with `places` places (0–7: the integer path takes up to 6), as a number or a string. */
+  const figure = (maxUnits: number, maxPlaces: number, negative: boolean) =>
+    fc
+      .tuple(fc.integer({ min: 0, max: maxUnits }), fc.integer({ min: 0, max: maxPlaces }), fc.boolean(), fc.boolean())
+      .map(([units, places, asString, minus]) => {
+        const text = (units / 10 ** places).toFixed(places);
+        const signed = negative && minus && units !== 0 ? `-${text}` : text;
+        return asString ? signed : Number(signed);
+      });
+  const rate = fc.oneof(
+    fc.constantFrom(null, undefined, 0, 5, 7, 10, 12.5, 18, 20, 22, '22', '22.0', '10.00', 0.1, 99.9999, -5, -100, -150, '-0'),
+    figure(2_000_000, 5, true),
+  );
+  const item = fc.record({
+    qty: fc.oneof(figure(1_000_000, 3, false), figure(99_999_999_999, 7, true), fc.constantFrom(1, 0, -0, 1e-7, 1.5e21, '1e3', ' 2', '+3', '.5', '5.')),
+    price: fc.oneof(figure(100_000_000, 2, false), figure(999_999_999_999_999, 7, true), fc.constantFrom(0.1, 0.2, 0.3, 9999.99, 3333.33, 2500.5)),
+    vat_pct: rate,
+  });
+  const outcome = (f: () => unknown) => {
+    try {
+      return { value: f() };
+    } catch (err) {
+      return { error: String(err) };
+    }
+  };
+
+  it.each([false, true])('pricesIncludeVat = %s: the same lines, breakdown, totals and errors', (pricesIncludeVat) => {
+    let integer = 0;
+    fc.assert(
+      fc.property(fc.array(item, { minLength: 0, maxLength: 12 }), (items) => {
+        const options = { pricesIncludeVat };
+        if (integerTotals(items, options) !== null) integer++;
+        expect(outcome(() => computeTotals(items, options))).toEqual(outcome(() => decimalTotals(items, options)));
+      }),
+      { numRuns: 5000 },
+    );
+    // Most generated documents take the integer path (the rest check that it declines correctly).
+    expect(integer).toBeGreaterThan(500);
+  });
+
+  it('takes the integer path for ordinary documents (the bench document, mixed rates, VAT included)', () => {
+    const bench = [
+      { qty: 3, price: 1500, vat_pct: 22 },
+      { qty: 1, price: 9999.99, vat_pct: 22 },
+      { qty: 2, price: 24000, vat_pct: 22 },
+      { qty: 8, price: 2500.5, vat_pct: 22 },
+      { qty: 12, price: 3333.33, vat_pct: 22 },
+    ];
+    for (const pricesIncludeVat of [false, true]) {
+      for (const items of [bench, [...bench, { qty: '2.5', price: '400.00', vat_pct: 10 }, { qty: 1, price: 1000, vat_pct: null }]]) {
+        const fast = integerTotals(items, { pricesIncludeVat });
+        expect(fast).not.toBeNull();
+        expect(fast).toEqual(decimalTotals(items, { pricesIncludeVat }));
+      }
+    }
   });
 });
 

@@ -3,6 +3,8 @@ import fc from 'fast-check';
 import { requisiteWarnings, toApiError, validateInvoice, type InvoiceValidationResult } from '../../../src/modules/invoices/validation.js';
 import { isBase64Image, isWholeUrl } from '../../../src/modules/invoices/prohibited.js';
 import { ApiError } from '../../../src/shared/errors.js';
+import { decimalPlaces } from '../../../src/modules/invoices/validation-fields.js';
+import { toDecimal } from '../../../src/shared/money.js';
 import { codesAt, failed, ok, validDoc, withChange } from './validation-fixtures.js';
 
 describe('validateInvoice: a valid document', () => {
@@ -435,6 +437,20 @@ describe('validateInvoice: properties', () => {
         expect(invoice.items.map((i) => [i.qty, i.price, i.vat_pct])).toEqual(items.map((i) => [i.qty, i.price, i.vat_pct]));
       }),
       { numRuns: 200 },
+    );
+  });
+});
+
+describe('decimalPlaces: the literal`s decimals without decimal arithmetic (property)', () => {
+  it('counts what toDecimal(value).decimalPlaces() counts, for every finite number', () => {
+    for (const v of [0, -0, 1, 0.1, 0.30000000000000004, 1e-7, 1.5e-10, 1e21, 1.5e300, -2.505, 9999.99, 123456789.123, 5e-324]) {
+      expect(decimalPlaces(v), String(v)).toBe(toDecimal(v).decimalPlaces());
+    }
+    fc.assert(
+      fc.property(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer().map((n) => n / 1000), fc.integer().map((n) => n / 7)), (v) => {
+        expect(decimalPlaces(v)).toBe(toDecimal(v).decimalPlaces());
+      }),
+      { numRuns: 5000 },
     );
   });
 });
