@@ -173,12 +173,13 @@ export class InvoiceReader {
       externalShare: auth.tariff.external_share,
       portalExp: `${portalExpiry('view', now)}/${portalExpiry('edit', now)}`,
     };
-    // The team's change counter FIRST (one indexed read): while it is where it was when the
-    // cached text was last validated, no write has touched the team's documents or links since,
-    // and the document's row, links and EDO state need not be read (issue 12, session 5).
+    // The team's change counter FIRST (read with the key by authentication, else here: one
+    // indexed read): while it is where it was when the cached text was last validated, no write
+    // has touched the team's documents or links since, and the document's row, links and EDO
+    // state need not be read (issue 12, session 5).
     let version: number | null = null;
     if (cache.splices(info.host, info.requestId)) {
-      version = (await repo.listState(this.deps.db, auth.teamId)).version;
+      version = (auth.listState ?? (await repo.listState(this.deps.db, auth.teamId))).version;
       const fast = cache.lookupByVersion(auth.teamId, publicId, version, caller, info.host, info.requestId);
       if (fast !== null) return { json: fast.json, etag: etagOf(publicId, fast.row.revision) };
     }
@@ -226,7 +227,8 @@ export class InvoiceReader {
     const pages = this.listPages;
     if (!pages.enabled) return this.buildListJson(auth, filters, serialize, await this.listRows(auth.teamId, filters));
     // The version BEFORE the page: a page is never kept under a version older than its data.
-    const state = await repo.listState(this.deps.db, auth.teamId);
+    // Read by authentication with the key when the route asks (one round trip for a hit).
+    const state = auth.listState ?? (await repo.listState(this.deps.db, auth.teamId));
     const key = pageKey(auth.teamId, auth.tariff.external_share, filters);
     const hit = pages.get(key, state.version);
     if (hit !== null) return hit;

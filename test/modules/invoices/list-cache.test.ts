@@ -16,6 +16,7 @@ import {
 } from '../../../src/modules/invoices/index.js';
 import { ListPageCache } from '../../../src/modules/invoices/invoice.detail-cache.js';
 import { threeNodesOnOneDatabase, type TestApp, type ThreeNodes } from '../../helpers/app.js';
+import { statementsDuring } from '../../helpers/statements.js';
 import { ACME, createOk, put, simpleDoc } from './write-helpers.js';
 
 let a: TestApp; // caches pages
@@ -85,6 +86,19 @@ describe('a cached page is a full rebuild, byte for byte', () => {
     for (let i = 0; i < 4; i++) await createOk(a, simpleDoc(`LC-${i}`, { date: i % 2 ? '2026-03-02' : '2026-02-20' }));
     await warm();
     await expectFresh();
+  });
+});
+
+describe('a cached page costs one statement', () => {
+  it('authentication reads the key, team, tariff and list version together; nothing else is read', async () => {
+    await createOk(a, simpleDoc('LC-rt'));
+    for (const q of QUERIES) await list(a, q);
+    for (const q of QUERIES) {
+      const before = pageHits(a);
+      const texts = await statementsDuring(() => list(a, q));
+      expect(pageHits(a)).toBe(before + 1);
+      expect(texts).toHaveLength(1);
+    }
   });
 });
 
