@@ -92,33 +92,43 @@ const KEY_COLUMNS = ['id', 'team_id', 'kind', 'name', 'secret_hash', 'active'] a
 
 type CallerRowRaw = TeamWithTariff & { [C in (typeof KEY_COLUMNS)[number] as `key__${C}`]: ApiKeyRow[C] } & {
   key__rank: number | string;
-  list__documents: number | string | null;
-  list__version: number | string | null;
+  list__documents?: number | string | null;
+  list__version?: number | string | null;
 };
 
 /**
  * Everything authentication reads, in ONE statement (one round trip on PostgreSQL, one
  * statement on SQLite): the key by the SHA-256 of its secret, its rank among the team's active
  * keys (max_api_keys), the team it acts for (the key's own, or `x-tenant-id` for a service key)
- * joined to its tariff and, when `withListState` is 1, the team's document count and list
- * version (src/db/document-counts.ts; a CASE, so the counters are not read otherwise). No
- * key row: an unknown key. Read on every authenticated request, so a deactivated key, a tariff
- * change and the team's catalog and list versions show on the very next request on every node.
+ * joined to its tariff and, in the `withListState` variant, the team's document count and list
+ * version (src/db/document-counts.ts). No key row: an unknown key. Read on every authenticated
+ * request, so a deactivated key, a tariff change and the team's catalog and list versions show
+ * on the very next request on every node.
+ *
+ * Two texts rather than one with a switch parameter: PostgreSQL keeps one generic plan per named
+ * statement only when custom plans are not cheaper, and a `case when $3 = 1` folded away in
+ * custom plans made it plan the statement anew on every request (pg_prepared_statements:
+ * 0 generic, 120 custom plans in 120 executions).
  */
-const callerByKeyHash = preparedQuery<'hash' | 'tenantId' | 'withListState', CallerRowRaw>((db, p) => {
-  const list = teamListStateColumns(sql.ref('t.id'));
-  return db
-    .selectFrom('api_keys as k')
-    .leftJoin('teams as t', (join) => join.on(sql`t.id`, '=', sql`case when k.kind = 'service' then ${p('tenantId')} else k.team_id end`))
-    .leftJoin('tariffs', 'tariffs.id', 't.tariff_id')
-    .selectAll('t')
-    .select(TARIFF_COLUMNS.map((c) => `tariffs.${c} as tariff__${c}` as const))
-    .select(KEY_COLUMNS.map((c) => `k.${c} as key__${c}` as const))
-    .select(sql<number>`(select count(*) from api_keys a where a.team_id = k.team_id and a.active = 1 and a.id < k.id)`.as('key__rank'))
-    .select(sql<number>`case when ${p('withListState')} = 1 then ${list.documents} end`.as('list__documents'))
-    .select(sql<number>`case when ${p('withListState')} = 1 then ${list.version} end`.as('list__version'))
-    .where('k.secret_hash', '=', p('hash')) as any;
-});
+function callerQuery(withListState: boolean) {
+  return preparedQuery<'hash' | 'tenantId', CallerRowRaw>((db, p) => {
+    let query = db
+      .selectFrom('api_keys as k')
+      .leftJoin('teams as t', (join) => join.on(sql`t.id`, '=', sql`case when k.kind = 'service' then ${p('tenantId')} else k.team_id end`))
+      .leftJoin('tariffs', 'tariffs.id', 't.tariff_id')
+      .selectAll('t')
+      .select(TARIFF_COLUMNS.map((c) => `tariffs.${c} as tariff__${c}` as const))
+      .select(KEY_COLUMNS.map((c) => `k.${c} as key__${c}` as const))
+      .select(sql<number>`(select count(*) from api_keys a where a.team_id = k.team_id and a.active = 1 and a.id < k.id)`.as('key__rank'));
+    if (withListState) {
+      const list = teamListStateColumns(sql.ref('t.id'));
+      query = query.select([list.documents.as('list__documents'), list.version.as('list__version')]) as unknown as typeof query;
+    }
+    return query.where('k.secret_hash', '=', p('hash')) as any;
+  });
+}
+const callerByKeyHash = callerQuery(false);
+const callerWithListStateByKeyHash = callerQuery(true);
 
 export interface CallerRow {
   key: ApiKeyRow;
@@ -136,7 +146,8 @@ export interface CallerRow {
  * statement. Undefined when no key has that hash.
  */
 export async function findCaller(db: Executor, hash: string, tenantId: string | null, withListState: boolean): Promise<CallerRow | undefined> {
-  const row = (await callerByKeyHash(db, { hash, tenantId, withListState: withListState ? 1 : 0 }))[0] as Record<string, unknown> | undefined;
+  const query = withListState ? callerWithListStateByKeyHash : callerByKeyHash;
+  const row = (await query(db, { hash, tenantId }))[0] as Record<string, unknown> | undefined;
   if (row === undefined) return undefined;
   const key: Record<string, unknown> = {};
   for (const c of KEY_COLUMNS) key[c] = row[`key__${c}`];
