@@ -10,7 +10,7 @@ import type { Db } from '../../db/database.js';
 import type { TeamRow } from '../../db/types.js';
 import { ApiError } from '../../shared/errors.js';
 import crypto from 'node:crypto';
-import { safeEqual, secretDigest } from '../../shared/tokens.js';
+import { secretDigest } from '../../shared/tokens.js';
 import { DEFAULT_TARIFF, tariffFromRow, type Tariff } from './tariffs.js';
 import { findCaller, findTeamAndTariff } from './teams.repository.js';
 
@@ -111,8 +111,9 @@ export class AuthService {
     const hash = digest.toString('hex');
     this.lookups += 1;
     const caller = await findCaller(this.db, hash, creds.tenantId, want.listState === true);
-    // The index found the row by hash; compare again in constant time all the same.
-    const key = caller && safeEqual(caller.key.secret_hash, hash) ? caller.key : null;
+    // The index found the row by hash; compare again in constant time all the same (the stored
+    // hex against this request's digest: no more hashing).
+    const key = caller && sameDigest(caller.key.secret_hash, digest) ? caller.key : null;
     if (!caller || !key) throw ApiError.unauthorized('api_key_invalid', 'the API key is not known');
     if (key.active !== 1) throw ApiError.unauthorized('api_key_inactive', 'the API key has been deactivated');
 
@@ -174,4 +175,10 @@ export class AuthService {
     const team = found.team ?? null;
     return { team, tariff: tariffFromRow(team?.tariff_id ? found.tariff : undefined) };
   }
+}
+
+/** Whether the stored hex SHA-256 `storedHex` is `digest`, compared in constant time. */
+function sameDigest(storedHex: string, digest: Buffer): boolean {
+  const stored = Buffer.from(storedHex, 'hex');
+  return stored.length === digest.length && storedHex.length === digest.length * 2 && crypto.timingSafeEqual(stored, digest);
 }

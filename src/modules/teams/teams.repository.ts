@@ -149,14 +149,20 @@ export async function findCaller(db: Executor, hash: string, tenantId: string | 
   const query = withListState ? callerWithListStateByKeyHash : callerByKeyHash;
   const row = (await query(db, { hash, tenantId }))[0] as Record<string, unknown> | undefined;
   if (row === undefined) return undefined;
-  const key: Record<string, unknown> = {};
-  for (const c of KEY_COLUMNS) key[c] = row[`key__${c}`];
+  const key = {
+    id: row.key__id,
+    team_id: row.key__team_id,
+    kind: row.key__kind,
+    name: row.key__name,
+    secret_hash: row.key__secret_hash,
+    active: row.key__active,
+  } as ApiKeyRow satisfies Record<(typeof KEY_COLUMNS)[number], unknown>;
   const { team, tariff } = splitTeamRow(row);
   const found = row.id != null;
   // PostgreSQL answers sum() as numeric text and count(*) as bigint.
   const listState =
     found && withListState ? { documents: Number(row.list__documents ?? 0), version: Number(row.list__version ?? 0) } : undefined;
-  return { key: key as unknown as ApiKeyRow, rank: Number(row.key__rank), team: found ? team : undefined, tariff: found ? tariff : undefined, listState };
+  return { key, rank: Number(row.key__rank), team: found ? team : undefined, tariff: found ? tariff : undefined, listState };
 }
 
 export async function findTeam(db: Executor, teamId: string): Promise<TeamRow | undefined> {
