@@ -101,6 +101,8 @@ export class InvoiceReader {
   private readonly listItems: ListItemCache;
   private readonly listPages: ListPageCache;
   private readonly listTotals: ListTotalCache;
+  /** Page builds under way, by page key and list version: concurrent misses of one page share one build. */
+  private readonly pageBuilds = new Map<string, Promise<Buffer>>();
   private readonly onPostgres: boolean;
 
   constructor(private readonly deps: InvoiceReaderDeps) {
@@ -232,6 +234,32 @@ export class InvoiceReader {
     const key = pageKey(auth.teamId, auth.tariff.external_share, filters);
     const hit = pages.get(key, state.version);
     if (hit !== null) return hit;
+    // The same page at the same version being built for another request (after a write, every
+    // request in flight misses at once): its bytes are this request's too (a page has no
+    // per-request field, and it was read after this version, as this request would read it).
+    const flight = `${key}\u0000${state.version}`;
+    const pending = this.pageBuilds.get(flight);
+    if (pending !== undefined) {
+      const shared = await pending.catch(() => null);
+      if (shared !== null) return shared;
+    }
+    const build = this.buildPage(auth, filters, serialize, state, key);
+    this.pageBuilds.set(flight, build);
+    try {
+      return await build;
+    } finally {
+      if (this.pageBuilds.get(flight) === build) this.pageBuilds.delete(flight);
+    }
+  }
+
+  /** A page read after `state` (the team's list version), kept in the page cache under it. */
+  private async buildPage(
+    auth: Extract<AuthContext, { mode: 'live' }>,
+    filters: ListFilters,
+    serialize: ListSerializers,
+    state: { documents: number; version: number },
+    key: string,
+  ): Promise<Buffer> {
     // Another page of the same filters at the same version: its exact total is known.
     const totalKey = pageKey(auth.teamId, false, { ...filters, limit: 0, offset: 0 });
     const total = this.listTotals.get(totalKey, state.version);
@@ -239,7 +267,7 @@ export class InvoiceReader {
     if (total === undefined) this.listTotals.set(totalKey, state.version, page.total);
     const built = this.buildListJson(auth, filters, serialize, page);
     const body = typeof built === 'string' ? Buffer.from(built) : built;
-    pages.set(key, state.version, body);
+    this.listPages.set(key, state.version, body);
     return body;
   }
 
