@@ -1,5 +1,5 @@
 /** SQL of the documents module. Every function takes the executor first and the team. */
-import { CompiledQuery, sql, type Compilable, type Insertable, type QueryCreator } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type Insertable, type Kysely, type QueryCreator } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { addDocuments, pgAddDocumentsQuery, pgAddOneDocumentSql, teamDocumentCount, teamListState, teamMonthDocuments } from '../../db/document-counts.js';
 import { edoJobsExistSql } from '../edo/index.js';
@@ -33,8 +33,8 @@ const shareLinksOf = preparedQuery<'teamId' | 'publicId', ShareLinkRow>((db, p) 
  * `sort_order`. Every share_links column is text or integer, so JSON gives back exactly the
  * values `select *` does (a timestamp or numeric column added there would need converting here).
  */
-const invoiceWithLinksPg = preparedQuery<'teamId' | 'publicId', InvoiceRow & { share_links_json: ShareLinkRow[] }>((db, p) =>
-  db
+function documentWithLinksPg(db: Kysely<Database>, p: (name: 'teamId' | 'publicId') => any) {
+  return db
     .selectFrom('invoices')
     .selectAll('invoices')
     .select(
@@ -43,8 +43,10 @@ const invoiceWithLinksPg = preparedQuery<'teamId' | 'publicId', InvoiceRow & { s
       ),
     )
     .where('team_id', '=', p('teamId'))
-    .where('public_id', '=', p('publicId')),
-);
+    .where('public_id', '=', p('publicId'));
+}
+
+const invoiceWithLinksPg = preparedQuery<'teamId' | 'publicId', InvoiceRow & { share_links_json: ShareLinkRow[] }>(documentWithLinksPg);
 
 export async function findInvoiceWithLinksPg(
   db: Executor,
@@ -64,17 +66,7 @@ export async function findInvoiceWithLinksPg(
  * (`updateDocumentPg`) without reading the links or the EDO state again.
  */
 const invoiceForUpdatePg = preparedQuery<'teamId' | 'publicId', InvoiceRow & { share_links_json: ShareLinkRow[]; has_edo_jobs: boolean }>((db, p) =>
-  db
-    .selectFrom('invoices')
-    .selectAll('invoices')
-    .select(
-      sql<ShareLinkRow[]>`coalesce((select json_agg(l order by l.sort_order) from share_links l where l.team_id = invoices.team_id and l.public_id = invoices.public_id), '[]'::json)`.as(
-        'share_links_json',
-      ),
-    )
-    .select(edoJobsExistSql(sql.ref('invoices.team_id'), sql.ref('invoices.public_id')).as('has_edo_jobs'))
-    .where('team_id', '=', p('teamId'))
-    .where('public_id', '=', p('publicId')),
+  documentWithLinksPg(db, p).select(edoJobsExistSql(sql.ref('invoices.team_id'), sql.ref('invoices.public_id')).as('has_edo_jobs')),
 );
 
 export async function findInvoiceForUpdatePg(
