@@ -2,7 +2,7 @@
 // "PostgreSQL (this session)", Session 5). Each build's dist/ (npm run build) is started in this one
 // process on its own fresh PostgreSQL database (PGPROBE_DB_PREFIX + a|b, dropped and created here)
 // and the REDIS_URL given, INVOICING_IN_PROCESS_WORKER=false. Kinds: create (five items, through
-// app.inject), get (one document), list (first page of 50, cached), catalog. 50 requests in flight,
+// app.inject), put (a full update with If-Match, on a pool of 60 documents), get (one document), list (first page of 50, cached), catalog. 50 requests in flight,
 // blocks of blockN, both builds and all kinds interleaved (rotated order), the first two rounds
 // discarded. Per block: the node's CPU (process.cpuUsage), the PostgreSQL backends' CPU of that
 // build's database (utime+stime of /proc/<pid>/stat of the pids pg_stat_activity lists for it),
@@ -20,10 +20,19 @@ const KEY = PROBE_KEY;
 const require = createRequire(path.join(roots[0], 'package.json'));
 const pg = require('pg');
 let statements = 0;
+// PGPROBE_SQL=1: the statements of each kind by their first words (per request, last round).
+let texts = new Map();
+const firstWords = (t) => String(typeof t === 'object' && t !== null ? t.text : t).replace(/\s+/g, ' ').slice(0, 70);
 for (const root of roots) {
   const P = createRequire(path.join(root, 'package.json'))('pg');
   if (P.Client.prototype.__counted) continue;
-  const q = P.Client.prototype.query; P.Client.prototype.query = function (...a) { statements++; return q.apply(this, a); }; P.Client.prototype.__counted = true;
+  const q = P.Client.prototype.query;
+  P.Client.prototype.query = function (...a) {
+    statements++;
+    if (process.env.PGPROBE_SQL) { const k = firstWords(a[0]); texts.set(k, (texts.get(k) ?? 0) + 1); }
+    return q.apply(this, a);
+  };
+  P.Client.prototype.__counted = true;
 }
 const admin = new pg.Client(ADMIN); await admin.connect();
 async function start(root, i) {
@@ -60,6 +69,12 @@ for (const a of apps) {
     id = JSON.parse(rs[0].body).public_id;
   }
   if (!id) { const r = await a.rt.app.inject({ method: 'GET', url: '/api/v1/invoices?limit=1', headers: H }); id = JSON.parse(r.body).items?.[0]?.public_id ?? JSON.parse(r.body).invoices?.[0]?.public_id; }
+  // put: documents of their own (a lane never PUTs one another lane is updating), If-Match of the last answer.
+  a.pool = [];
+  for (let i = 0; i < 60; i++) {
+    const r = await a.rt.app.inject({ method: 'POST', url: '/api/v1/invoices', headers: H, payload: JSON.stringify(body(`PUT-${i}`)) });
+    a.pool.push({ id: JSON.parse(r.body).public_id, etag: r.headers.etag });
+  }
   a.req = { create: { method: 'POST', url: '/api/v1/invoices', headers: H, payload: createPayload }, get: { method: 'GET', url: `/api/v1/invoices/${id}`, headers: H },
     list: { method: 'GET', url: '/api/v1/invoices?limit=50', headers: H }, catalog: { method: 'GET', url: '/api/v1/ref/catalog', headers: H } };
 }
@@ -75,11 +90,25 @@ async function backendCpu(dbName) {
 }
 async function run(a, kind) {
   let done = 0; const before = await backendCpu(a.dbName); const s0 = statements; const c0 = process.cpuUsage();
-  async function lane() { while (done < N) { done++; const r = await a.rt.app.inject(a.req[kind]); if (r.statusCode >= 300) { console.log(kind, r.statusCode, r.body); process.exit(1); } } }
+  texts = new Map();
+  async function lane() {
+    while (done < N) {
+      done++;
+      let doc; let req = a.req[kind];
+      if (kind === 'put') {
+        doc = a.pool.shift();
+        req = { method: 'PUT', url: `/api/v1/invoices/${doc.id}`, headers: { ...H, 'if-match': doc.etag }, payload: JSON.stringify({ invoice: { ...body('PUT'), comment: `Обновлено ${done}` } }) };
+      }
+      const r = await a.rt.app.inject(req);
+      if (r.statusCode >= 300) { console.log(kind, r.statusCode, r.body); process.exit(1); }
+      if (doc) { doc.etag = r.headers.etag; a.pool.push(doc); }
+    }
+  }
   await Promise.all(Array.from({ length: 50 }, lane));
   const c = process.cpuUsage(c0); const st = statements - s0; const after = await backendCpu(a.dbName);
   let pgMs = 0; const byType = {}; for (const [pid, v] of after) { pgMs += v - (before.get(pid) ?? 0); const t = types.get(pid); byType[t] = (byType[t] ?? 0) + v - (before.get(pid) ?? 0); }
   if (process.env.PGPROBE_DEBUG) console.log(kind, JSON.stringify(byType), [...after.keys()].filter((p) => !before.has(p)).length, 'new pids');
+  if (process.env.PGPROBE_SQL) a.texts = { ...a.texts, [kind]: [...texts].map(([t, n]) => `    ${(n / N).toFixed(2)}  ${t}`).join('\n') };
   return { node: (c.user + c.system) / 1000 / N, pg: pgMs / N, st: st / N };
 }
 const res = apps.map(() => Object.fromEntries(kinds.map((k) => [k, []])));
@@ -90,7 +119,11 @@ for (let b = 0; b < BLOCKS + 2; b++) {
 const med = (x) => { const s = [...x].sort((p, q) => p - q); return s[Math.floor(s.length / 2)]; };
 for (let a = 0; a < apps.length; a++) {
   console.log(`${roots[a]}:`);
-  for (const k of kinds) { const r = res[a][k]; console.log(`  ${k.padEnd(8)} node ${med(r.map((x) => x.node)).toFixed(3)} ms  pg ${med(r.map((x) => x.pg)).toFixed(3)} ms  statements ${med(r.map((x) => x.st)).toFixed(2)}`); }
+  for (const k of kinds) {
+    const r = res[a][k];
+    console.log(`  ${k.padEnd(8)} node ${med(r.map((x) => x.node)).toFixed(3)} ms  pg ${med(r.map((x) => x.pg)).toFixed(3)} ms  statements ${med(r.map((x) => x.st)).toFixed(2)}`);
+    if (apps[a].texts?.[k]) console.log(apps[a].texts[k]);
+  }
 }
 for (const x of apps) { await x.rt.close(); fs.rmSync(x.dir, { recursive: true, force: true }); await admin.query(`DROP DATABASE IF EXISTS ${x.dbName} WITH (FORCE)`); }
 await admin.end();

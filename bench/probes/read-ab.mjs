@@ -10,6 +10,9 @@
 //   a root may end in @@<node flags>: the same build twice with different flags, e.g. `. .@@--min-semi-space-size=16`
 //   scenarios: healthz,catalog,invoice-get,list-first-page,list-date-range,list-search-1pct,list-first-page-uncached
 //   PROBE_NODE_ARGS="--trace-gc" adds node flags to every service; the logs are kept (path printed).
+//   PROBE_DATABASE_ADMIN=postgres://postgres@127.0.0.1:5432/postgres: PostgreSQL instead, one database per
+//   build (readab_a, readab_b: dropped and created here, analyzed after seeding) and REDIS_URL passed on;
+//   then the CPU of the PostgreSQL backends serving each build's database is printed per request too.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs'; import os from 'node:os'; import path from 'node:path';
 import autocannon from 'autocannon';
@@ -25,16 +28,35 @@ const BLOCK_SEC = Number(rest[1] ?? 2); const BLOCKS = Number(rest[2] ?? 6); con
 const KEY = PROBE_KEY; const INN = '7707083893';
 const TICK_MS = 1000 / 100;
 function cpuTicks(pid) { const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return Number(f[11]) + Number(f[12]); }
+const PG_ADMIN = process.env.PROBE_DATABASE_ADMIN;
+let pgAdmin = null;
+if (PG_ADMIN) {
+  const { createRequire } = await import('node:module');
+  const pg = createRequire(path.resolve(rootPath(roots[0]), 'package.json'))('pg');
+  pgAdmin = new pg.Client(PG_ADMIN); await pgAdmin.connect();
+}
+/** utime + stime ticks of the PostgreSQL backends serving `dbName` (0 on SQLite). */
+async function pgTicks(dbName) {
+  if (!pgAdmin || !dbName) return 0;
+  const { rows } = await pgAdmin.query('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [dbName]);
+  let t = 0;
+  for (const { pid } of rows) { try { t += cpuTicks(pid); } catch {} }
+  return t;
+}
+let started = 0;
 async function start(spec) {
   const [rootArg, flags = ''] = spec.split('@@');
+  const dbName = pgAdmin ? `readab_${'ab'[started]}` : null;
+  started++;
   const root = path.resolve(rootArg);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'read-ab-'));
   writeProbeBootstrap(path.join(dir, 'b.json'));
   const port = await freePort();
-  const databaseUrl = `sqlite:${path.join(dir, 'db.sqlite')}`;
+  if (dbName) { await pgAdmin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`); await pgAdmin.query(`CREATE DATABASE ${dbName}`); }
+  const databaseUrl = dbName ? PG_ADMIN.replace(/\/[^/]*$/, `/${dbName}`) : `sqlite:${path.join(dir, 'db.sqlite')}`;
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl,
     INVOICING_BOOTSTRAP_FILE: path.join(dir, 'b.json'), INVOICING_DATA_DIR: path.join(dir, 'data'), INVOICING_IN_PROCESS_WORKER: 'false',
-    LOG_LEVEL: 'info', INVOICING_IP_RATE_PER_SEC: '1000000' };
+    LOG_LEVEL: 'info', INVOICING_IP_RATE_PER_SEC: '1000000', ...(dbName && process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}) };
   const log = fs.openSync(path.join(dir, 'service.log'), 'a');
   const nodeArgs = `${process.env.PROBE_NODE_ARGS ?? ''} ${flags}`.split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'dist/src/server.js')], { cwd: root, env, stdio: ['ignore', log, log] });
@@ -49,7 +71,8 @@ async function start(spec) {
   const handle = openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
   await seedDocuments(handle.db, { teamId: 'bench', template: await readTemplate(handle.db, 'bench', templateId), count: DOCS, onProgress: () => {} });
   await handle.close();
-  return { root: spec, dir, child, url, templateId };
+  if (dbName) { const { createRequire } = await import('node:module'); const pg = createRequire(path.join(root, 'package.json'))('pg'); const c = new pg.Client(databaseUrl); await c.connect(); await c.query('vacuum analyze'); await c.end(); }
+  return { root: spec, dir, child, url, templateId, dbName };
 }
 const polar = encodeURIComponent('полярная');
 function requestsOf(name, s) {
@@ -73,11 +96,11 @@ const jobs = []; for (let a = 0; a < services.length; a++) for (const n of names
 for (let b = 0; b < BLOCKS + 1; b++) {
   for (let j = 0; j < jobs.length; j++) {
     const [a, n] = jobs[(j + b) % jobs.length]; const s = services[a]; const spec = requestsOf(n, s);
-    const c0 = cpuTicks(s.child.pid);
+    const c0 = cpuTicks(s.child.pid); const p0 = await pgTicks(s.dbName);
     const r = await autocannon({ url: s.url + spec.path, headers: spec.headers, ...(spec.requests ? { requests: spec.requests } : {}), connections: 50, duration: BLOCK_SEC });
-    const ticks = cpuTicks(s.child.pid) - c0;
+    const ticks = cpuTicks(s.child.pid) - c0; const pgT = (await pgTicks(s.dbName)) - p0;
     if (r.non2xx > 0 || r.errors > 0) console.error(`${s.root} ${n}: non2xx ${r.non2xx} errors ${r.errors}`);
-    if (b >= 1) res[a][n].push({ cpu: (ticks * TICK_MS) / r.requests.total, rps: r.requests.average, p99: r.latency.p99 });
+    if (b >= 1) res[a][n].push({ cpu: (ticks * TICK_MS) / r.requests.total, pg: (pgT * TICK_MS) / r.requests.total, rps: r.requests.average, p99: r.latency.p99 });
   }
 }
 const med = (x) => { const s = [...x].sort((p, q) => p - q); return s[Math.floor(s.length / 2)]; };
@@ -85,7 +108,13 @@ for (let a = 0; a < services.length; a++) {
   console.log(`${services[a].root} (log: ${services[a].dir}/service.log)`);
   for (const n of names) {
     const xs = res[a][n];
-    console.log(`  ${n.padEnd(26)} CPU ms/req ${med(xs.map((x) => x.cpu)).toFixed(4)} [${xs.map((x) => x.cpu.toFixed(3)).join(' ')}]  req/s ${Math.round(med(xs.map((x) => x.rps)))}  p99 ${med(xs.map((x) => x.p99))} ms`);
+    const pgPart = pgAdmin ? `  PostgreSQL CPU ms/req ${med(xs.map((x) => x.pg)).toFixed(4)}` : '';
+    console.log(`  ${n.padEnd(26)} CPU ms/req ${med(xs.map((x) => x.cpu)).toFixed(4)} [${xs.map((x) => x.cpu.toFixed(3)).join(' ')}]${pgPart}  req/s ${Math.round(med(xs.map((x) => x.rps)))}  p99 ${med(xs.map((x) => x.p99))} ms`);
   }
 }
 for (const s of services) s.child.kill('SIGTERM');
+if (pgAdmin) {
+  await new Promise((r) => setTimeout(r, 1000));
+  for (const s of services) if (s.dbName) await pgAdmin.query(`DROP DATABASE IF EXISTS ${s.dbName} WITH (FORCE)`);
+  await pgAdmin.end();
+}

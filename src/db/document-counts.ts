@@ -14,7 +14,7 @@
  * The same rows carry `changes`, the team's list version (summed like `documents`), and
  * `team_month_counts` the documents per month of `date`: both kept by those triggers.
  */
-import { sql, type CompiledQuery, type QueryCreator } from 'kysely';
+import { sql, type CompiledQuery, type QueryCreator, type RawBuilder } from 'kysely';
 import { dialectOf, type Executor } from './database.js';
 import { preparedQuery, preparedStatement } from './prepared-query.js';
 import type { Database } from './types.js';
@@ -85,6 +85,17 @@ export async function teamDocumentCount(db: Executor, teamId: string): Promise<n
 export async function teamListState(db: Executor, teamId: string): Promise<{ documents: number; version: number }> {
   const row = (await listStateOf(db, { teamId }))[0];
   return { documents: Number(row?.n ?? 0), version: Number(row?.v ?? 0) };
+}
+
+/**
+ * The two sums of `teamListState` as scalar subqueries on the team id `team` (an expression of
+ * the outer query), for a caller that reads them inside another statement (authentication's).
+ */
+export function teamListStateColumns(team: RawBuilder<unknown> | ReturnType<typeof sql.ref>): { documents: RawBuilder<number>; version: RawBuilder<number> } {
+  return {
+    documents: sql<number>`(select sum(c.documents) from team_document_counts c where c.team_id = ${team})`,
+    version: sql<number>`(select sum(c.changes) from team_document_counts c where c.team_id = ${team})`,
+  };
 }
 
 // Read by every list request: compiled once (prepared-query.ts).

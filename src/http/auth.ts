@@ -31,6 +31,8 @@ export function presentedCredentials(request: FastifyRequest): PresentedCredenti
 
 export function authHook(auth: AuthService) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
-    request.auth = await auth.authenticate(presentedCredentials(request));
+    // Routes that validate a cache by the team's list version get it read with the key.
+    const listState = request.routeOptions.config?.readsListState === true;
+    request.auth = await auth.authenticate(presentedCredentials(request), { listState });
   };
 }

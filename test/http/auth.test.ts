@@ -109,11 +109,10 @@ describe('authentication (spec 5, contract 4)', () => {
     expect(JSON.stringify(rows)).not.toContain(ACME_KEY);
   });
 
-  it('refuses a deactivated key within one second, even when it was just served from the cache', async () => {
+  it('refuses a deactivated key on the very next request, though it was just served', async () => {
     const { res } = await teamOf({ 'x-api-key': ACME_KEY_2 });
     expect(res.statusCode).toBe(200);
     await t.db.db.updateTable('api_keys').set({ active: 0 }).where('id', '=', 102).execute();
-    await new Promise((r) => setTimeout(r, 1050));
     const after = await teamOf({ 'x-api-key': ACME_KEY_2 });
     expect(after.body.code).toBe('api_key_inactive');
     await t.db.db.updateTable('api_keys').set({ active: 1 }).where('id', '=', 102).execute();

@@ -3,7 +3,7 @@
  * document take the team; the change feed enters by job id or operator document id (globally
  * unique, see the migration) and continues with the team of the job it found.
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared-query.js';
 import type { EdoJobRow, EdoJobStatus, EdoJobsTable, EdoLinkRow, EdoLinksTable, OutboxRow } from '../../db/types.js';
@@ -56,6 +56,15 @@ const outboxOfJob = preparedQuery<'teamId' | 'jobId', OutboxRow>((db, p) =>
 );
 
 /** The newest job that was not superseded, with its outbox row (attempts, retry time, error). */
+/**
+ * SQL: whether the document (`team`, `publicId`: expressions of the caller's statement) has any
+ * EDO job, i.e. whether `stateOf` could answer anything but null, for a caller that reads it
+ * inside its own statement (the invoices module's read before an update, PostgreSQL).
+ */
+export function edoJobsExistSql(team: RawBuilder<unknown>, publicId: RawBuilder<unknown>): RawBuilder<boolean> {
+  return sql<boolean>`exists (select 1 from edo_jobs j where j.team_id = ${team} and j.public_id = ${publicId})`;
+}
+
 export async function findCurrentJob(
   db: Executor,
   teamId: string,

@@ -19,6 +19,7 @@ export { DEFAULT_EDO_POLICY, type EdoPolicy } from './edo-policy.js';
 export type { EdoDocumentPort } from './edo-jobs.js';
 export { EdoLink, EdoSync, EDO_STATUSES } from './edo.schemas.js';
 export { EdoRetryError, retryFailedSync, type RetriedSync } from './edo-retry.js';
+export { edoJobsExistSql } from './edo.repository.js';
 export { EdoService, type EdoFileProvider, type EdoSyncRequest, type PlannedSync } from './edo.service.js';
 export { HttpEdoOperator } from './http-operator.js';
 export { SandboxEdoOperator } from './sandbox-operator.js';

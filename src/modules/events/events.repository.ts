@@ -73,12 +73,12 @@ export function pgEventsInsert(qc: QueryCreator<Database>, events: NewEvent[]) {
  * (0-based, six of them); `values` are the arrays in that order. The same rows `pgEventsInsert`
  * writes, in the same order (so `seq` follows the list).
  */
-export function pgEventsInsertUnnest(param: (i: number) => string, events: NewEvent[]): { text: string; values: unknown[] } {
+export function pgEventsInsertUnnest(param: (i: number) => string, events: NewEvent[], condition?: string): { text: string; values: unknown[] } {
   const text =
     'insert into "events" ("team_id", "tx_id", "type", "public_id", "revision", "data", "created_at") ' +
     'select e.team_id, pg_current_xact_id()::text::bigint, e.type, e.public_id, e.revision, e.data, e.created_at ' +
     `from unnest(${param(0)}::text[], ${param(1)}::text[], ${param(2)}::text[], ${param(3)}::int[], ${param(4)}::text[], ${param(5)}::text[]) ` +
-    'with ordinality as e(team_id, type, public_id, revision, data, created_at, n) order by e.n';
+    `with ordinality as e(team_id, type, public_id, revision, data, created_at, n) ${condition ? `where ${condition} ` : ''}order by e.n`;
   return {
     text,
     values: [

@@ -69,9 +69,14 @@ export function pgDocumentEventsInsert(qc: QueryCreator<Database>, events: Docum
 /**
  * PostgreSQL only: `pgDocumentEventsInsert` as fixed SQL text over arrays (events.repository.ts
  * `pgEventsInsertUnnest`), for a caller that writes one fixed statement (a named prepared one).
+ * `condition`: SQL the rows are inserted under (e.g. that the statement's update found its row).
  */
-export function pgDocumentEventsInsertUnnest(param: (i: number) => string, events: DocumentEventInput[]): { text: string; values: unknown[] } {
-  return repo.pgEventsInsertUnnest(param, events.map(newDocumentEvent));
+export function pgDocumentEventsInsertUnnest(
+  param: (i: number) => string,
+  events: DocumentEventInput[],
+  condition?: string,
+): { text: string; values: unknown[] } {
+  return repo.pgEventsInsertUnnest(param, events.map(newDocumentEvent), condition);
 }
 
 /** Records an event that is about no document (e.g. `webhook_endpoint.disabled`). */

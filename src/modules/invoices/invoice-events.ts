@@ -29,26 +29,41 @@ export function newDocumentEvents(row: InvoiceRow, now: string, restriction: boo
   return events;
 }
 
-export async function recordWriteEvents(trx: Executor, before: InvoiceRow | null, after: InvoiceRow, now: string): Promise<void> {
+/** The events of a write (`before` null: a create), in the order they are recorded. */
+function writeEvents(before: InvoiceRow | null, after: InvoiceRow, now: string): DocumentEventInput[] {
+  if (!before) return [createdEvent(after, now)];
   const base = { teamId: after.team_id, now };
   const doc = { public_id: after.public_id, revision: after.revision };
-  if (!before) {
-    await recordEvent(trx, createdEvent(after, now));
-  } else {
-    await recordEvent(trx, { ...base, type: 'invoice.updated', data: { ...doc, previous_revision: before.revision } });
-    if (before.seller_status !== after.seller_status) {
-      await recordEvent(trx, {
-        ...base,
-        type: 'invoice.status_changed',
-        data: { ...doc, status: 'seller_status', from: before.seller_status, to: after.seller_status },
-      });
-    }
+  const events: DocumentEventInput[] = [{ ...base, type: 'invoice.updated', data: { ...doc, previous_revision: before.revision } }];
+  if (before.seller_status !== after.seller_status) {
+    events.push({
+      ...base,
+      type: 'invoice.status_changed',
+      data: { ...doc, status: 'seller_status', from: before.seller_status, to: after.seller_status },
+    });
   }
+  return events;
+}
+
+/** `invoice.restricted` when the document became restricted by this write. */
+function restrictionEvents(before: InvoiceRow | null, after: InvoiceRow, now: string): DocumentEventInput[] {
+  return after.service_status === 'restricted' && before?.service_status !== 'restricted' ? [restrictedEvent(after, now)] : [];
+}
+
+/**
+ * The events of an update that plans no e-mail (so nothing can restrict it after), for writing
+ * them in the update's own statement (PostgreSQL, updateDocumentPg): what `recordWriteEvents`
+ * and then `recordRestriction` write for it.
+ */
+export function quietUpdateEvents(before: InvoiceRow, after: InvoiceRow, now: string): DocumentEventInput[] {
+  return [...writeEvents(before, after, now), ...restrictionEvents(before, after, now)];
+}
+
+export async function recordWriteEvents(trx: Executor, before: InvoiceRow | null, after: InvoiceRow, now: string): Promise<void> {
+  for (const event of writeEvents(before, after, now)) await recordEvent(trx, event);
 }
 
 /** After the write's e-mails were planned: the daily quota may have restricted the document. */
 export async function recordRestriction(trx: Executor, before: InvoiceRow | null, after: InvoiceRow, now: string): Promise<void> {
-  if (after.service_status === 'restricted' && before?.service_status !== 'restricted') {
-    await recordEvent(trx, restrictedEvent(after, now));
-  }
+  for (const event of restrictionEvents(before, after, now)) await recordEvent(trx, event);
 }

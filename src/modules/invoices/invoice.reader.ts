@@ -101,6 +101,8 @@ export class InvoiceReader {
   private readonly listItems: ListItemCache;
   private readonly listPages: ListPageCache;
   private readonly listTotals: ListTotalCache;
+  /** Page builds under way, by page key and list version: concurrent misses of one page share one build. */
+  private readonly pageBuilds = new Map<string, Promise<Buffer>>();
   private readonly onPostgres: boolean;
 
   constructor(private readonly deps: InvoiceReaderDeps) {
@@ -173,12 +175,13 @@ export class InvoiceReader {
       externalShare: auth.tariff.external_share,
       portalExp: `${portalExpiry('view', now)}/${portalExpiry('edit', now)}`,
     };
-    // The team's change counter FIRST (one indexed read): while it is where it was when the
-    // cached text was last validated, no write has touched the team's documents or links since,
-    // and the document's row, links and EDO state need not be read (issue 12, session 5).
+    // The team's change counter FIRST (read with the key by authentication, else here: one
+    // indexed read): while it is where it was when the cached text was last validated, no write
+    // has touched the team's documents or links since, and the document's row, links and EDO
+    // state need not be read (issue 12, session 5).
     let version: number | null = null;
     if (cache.splices(info.host, info.requestId)) {
-      version = (await repo.listState(this.deps.db, auth.teamId)).version;
+      version = (auth.listState ?? (await repo.listState(this.deps.db, auth.teamId))).version;
       const fast = cache.lookupByVersion(auth.teamId, publicId, version, caller, info.host, info.requestId);
       if (fast !== null) return { json: fast.json, etag: etagOf(publicId, fast.row.revision) };
     }
@@ -226,10 +229,37 @@ export class InvoiceReader {
     const pages = this.listPages;
     if (!pages.enabled) return this.buildListJson(auth, filters, serialize, await this.listRows(auth.teamId, filters));
     // The version BEFORE the page: a page is never kept under a version older than its data.
-    const state = await repo.listState(this.deps.db, auth.teamId);
+    // Read by authentication with the key when the route asks (one round trip for a hit).
+    const state = auth.listState ?? (await repo.listState(this.deps.db, auth.teamId));
     const key = pageKey(auth.teamId, auth.tariff.external_share, filters);
     const hit = pages.get(key, state.version);
     if (hit !== null) return hit;
+    // The same page at the same version being built for another request (after a write, every
+    // request in flight misses at once): its bytes are this request's too (a page has no
+    // per-request field, and it was read after this version, as this request would read it).
+    const flight = `${key}\u0000${state.version}`;
+    const pending = this.pageBuilds.get(flight);
+    if (pending !== undefined) {
+      const shared = await pending.catch(() => null);
+      if (shared !== null) return shared;
+    }
+    const build = this.buildPage(auth, filters, serialize, state, key);
+    this.pageBuilds.set(flight, build);
+    try {
+      return await build;
+    } finally {
+      if (this.pageBuilds.get(flight) === build) this.pageBuilds.delete(flight);
+    }
+  }
+
+  /** A page read after `state` (the team's list version), kept in the page cache under it. */
+  private async buildPage(
+    auth: Extract<AuthContext, { mode: 'live' }>,
+    filters: ListFilters,
+    serialize: ListSerializers,
+    state: { documents: number; version: number },
+    key: string,
+  ): Promise<Buffer> {
     // Another page of the same filters at the same version: its exact total is known.
     const totalKey = pageKey(auth.teamId, false, { ...filters, limit: 0, offset: 0 });
     const total = this.listTotals.get(totalKey, state.version);
@@ -237,7 +267,7 @@ export class InvoiceReader {
     if (total === undefined) this.listTotals.set(totalKey, state.version, page.total);
     const built = this.buildListJson(auth, filters, serialize, page);
     const body = typeof built === 'string' ? Buffer.from(built) : built;
-    pages.set(key, state.version, body);
+    this.listPages.set(key, state.version, body);
     return body;
   }
 

@@ -1,7 +1,8 @@
 /** SQL of the documents module. Every function takes the executor first and the team. */
-import { CompiledQuery, sql, type Compilable, type Insertable, type QueryCreator } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type Insertable, type Kysely, type QueryCreator } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { addDocuments, addDocumentsQuery, pgAddDocumentsQuery, pgAddOneDocumentSql, teamDocumentCount, teamListState, teamMonthDocuments } from '../../db/document-counts.js';
+import { edoJobsExistSql } from '../edo/index.js';
 import { documentEventQuery, pgDocumentEventsInsert, pgDocumentEventsInsertUnnest, type DocumentEventInput } from '../events/index.js';
 import { executeCompiled } from '../../db/direct-execution.js';
 import { modifiedSince, teamScope } from '../../db/list-plans.js';
@@ -33,8 +34,8 @@ const shareLinksOf = preparedQuery<'teamId' | 'publicId', ShareLinkRow>((db, p) 
  * `sort_order`. Every share_links column is text or integer, so JSON gives back exactly the
  * values `select *` does (a timestamp or numeric column added there would need converting here).
  */
-const invoiceWithLinksPg = preparedQuery<'teamId' | 'publicId', InvoiceRow & { share_links_json: ShareLinkRow[] }>((db, p) =>
-  db
+function documentWithLinksPg(db: Kysely<Database>, p: (name: 'teamId' | 'publicId') => any) {
+  return db
     .selectFrom('invoices')
     .selectAll('invoices')
     .select(
@@ -43,8 +44,10 @@ const invoiceWithLinksPg = preparedQuery<'teamId' | 'publicId', InvoiceRow & { s
       ),
     )
     .where('team_id', '=', p('teamId'))
-    .where('public_id', '=', p('publicId')),
-);
+    .where('public_id', '=', p('publicId'));
+}
+
+const invoiceWithLinksPg = preparedQuery<'teamId' | 'publicId', InvoiceRow & { share_links_json: ShareLinkRow[] }>(documentWithLinksPg);
 
 export async function findInvoiceWithLinksPg(
   db: Executor,
@@ -55,6 +58,27 @@ export async function findInvoiceWithLinksPg(
   if (!found) return { row: undefined, links: [] };
   const { share_links_json: links, ...row } = found;
   return { row, links };
+}
+
+/**
+ * PostgreSQL, before an update: the document, its share links (as `invoiceWithLinksPg`) and
+ * whether it has any EDO job (the edo module's condition), in one statement. An update that
+ * sends nothing and has no EDO state to keep can then be written in one statement
+ * (`updateDocumentPg`) without reading the links or the EDO state again.
+ */
+const invoiceForUpdatePg = preparedQuery<'teamId' | 'publicId', InvoiceRow & { share_links_json: ShareLinkRow[]; has_edo_jobs: boolean }>((db, p) =>
+  documentWithLinksPg(db, p).select(edoJobsExistSql(sql.ref('invoices.team_id'), sql.ref('invoices.public_id')).as('has_edo_jobs')),
+);
+
+export async function findInvoiceForUpdatePg(
+  db: Executor,
+  teamId: string,
+  publicId: string,
+): Promise<{ row: InvoiceRow | undefined; links: ShareLinkRow[]; hasEdoJobs: boolean }> {
+  const found = (await invoiceForUpdatePg(db, { teamId, publicId }))[0];
+  if (!found) return { row: undefined, links: [], hasEdoJobs: false };
+  const { share_links_json: links, has_edo_jobs: hasEdoJobs, ...row } = found;
+  return { row, links, hasEdoJobs };
 }
 
 export async function findInvoice(db: Executor, teamId: string, publicId: string): Promise<InvoiceRow | undefined> {
@@ -239,6 +263,131 @@ async function insertNewDocumentPgBuilt(db: Executor, doc: NewDocumentRows): Pro
   if (doc.items.length > 0) q = cte(q, 'new_items', (qc) => qc.insertInto('invoice_items').values(doc.items));
   if (doc.links.length > 0) q = cte(q, 'new_links', (qc) => qc.insertInto('share_links').values(doc.links));
   await pgDocumentEventsInsert(q, doc.events).execute();
+}
+
+/** What `updateDocumentPg` writes: the update of a document that sends nothing (no e-mail, no EDO). */
+export interface DocumentUpdatePg {
+  teamId: string;
+  publicId: string;
+  /** The row is written only while its revision and link epoch are still these. */
+  expectedRevision: number;
+  expectedLinkEpoch: number;
+  /** The invoice's columns to set (undefined: left alone), as `updateInvoice` takes them. */
+  set: Partial<Insertable<InvoicesTable>>;
+  /** The revision row keeping the document as it was. */
+  revision: InvoiceRevisionRow;
+  /** Previous revisions up to this one are deleted (retention; 0: none). */
+  pruneUpTo: number;
+  items: Array<Insertable<InvoiceItemsTable>>;
+  /** Share links: recipients' new order, name and position; tokens removed; new links. */
+  links: { moved: ShareLinkRow[]; removed: string[]; fresh: Array<Insertable<ShareLinksTable>> };
+  events: DocumentEventInput[];
+}
+
+/**
+ * PostgreSQL: an update in ONE statement (one round trip, one WAL flush, no BEGIN/COMMIT), for
+ * an update with nothing else to write (no e-mail, no EDO job before or after): the invoice
+ * row under the optimistic check, its revision row, the retention's delete, the items (changed
+ * lines rewritten, lines beyond the new count deleted), the recipient links and the events,
+ * each written only if the invoice row was. The statement is atomic on its own. What the same
+ * update in a transaction writes (updateInvoice, insertRevision, pruneRevisions, replaceItems,
+ * syncShareLinks, recordWriteEvents) with three differences that change no row: unchanged
+ * items and links are not rewritten, and the link epoch is checked too (the links written
+ * were computed from the ones read with the row: a rotation since then makes it not apply).
+ * 'applied', or the stored revision when the row was not written (undefined: no such document).
+ */
+export async function updateDocumentPg(db: Executor, u: DocumentUpdatePg): Promise<'applied' | { revision: number | undefined }> {
+  const columns: string[] = [];
+  const setValues: unknown[] = [];
+  for (const [column, value] of Object.entries(u.set)) {
+    if (value === undefined) continue;
+    columns.push(column);
+    setValues.push(value);
+  }
+  const text = documentUpdateText(columns);
+  const r = u.revision;
+  const values: unknown[] = [
+    ...setValues,
+    u.teamId,
+    u.publicId,
+    u.expectedRevision,
+    u.expectedLinkEpoch,
+    r.revision, r.document, r.seller_status, r.total, r.editor_mode, r.modified_at, r.modified_by_login, r.api_key_id, r.superseded_at,
+    u.pruneUpTo,
+    u.items.length,
+  ];
+  const items = u.items as Array<Record<string, unknown>>;
+  for (const [c] of ITEM_COLUMNS) values.push(items.map((i) => i[c] ?? null));
+  values.push(u.links.removed);
+  values.push(u.links.moved.map((l) => l.token), u.links.moved.map((l) => l.sort_order), u.links.moved.map((l) => l.name), u.links.moved.map((l) => l.position));
+  const fresh = u.links.fresh as Array<Record<string, unknown>>;
+  for (const [c] of LINK_COLUMNS) values.push(fresh.map((l) => l[c] ?? null));
+  values.push(...pgDocumentEventsInsertUnnest(() => '', u.events).values);
+  const write = async () => {
+    const result = await db.executeQuery<{ applied: number | string; revision: number | null }>(CompiledQuery.raw(text, values));
+    const row = result.rows[0];
+    return Number(row?.applied ?? 0) === 1 ? ('applied' as const) : { revision: row?.revision ?? undefined };
+  };
+  return db.isTransaction ? write() : retryPgConflicts(write);
+}
+
+/** The text of `updateDocumentPg` per set of columns set (a handful of shapes; bounded all the same). */
+const documentUpdateTexts = new Map<string, string>();
+
+function documentUpdateText(columns: string[]): string {
+  const key = columns.join(',');
+  let text = documentUpdateTexts.get(key);
+  if (text !== undefined) return text;
+  let n = 0;
+  const next = () => `$${++n}`;
+  const set = columns.map((c) => `"${c}" = ${next()}`).join(', ');
+  const [team, publicId, expected, epoch] = [next(), next(), next(), next()];
+  const scope = `"team_id" = ${team} and "public_id" = ${publicId}`;
+  const applied = 'exists (select 1 from "upd")';
+  const revisionColumns: Array<[string, string]> = [
+    ['revision', 'int'], ['document', 'text'], ['seller_status', 'text'], ['total', 'text'], ['editor_mode', 'text'], ['modified_at', 'text'],
+    ['modified_by_login', 'text'], ['api_key_id', 'bigint'], ['superseded_at', 'text'],
+  ];
+  const revision =
+    `insert into "invoice_revisions" ("team_id", "public_id", ${revisionColumns.map(([c]) => `"${c}"`).join(', ')}) ` +
+    `select ${team}, ${publicId}, ${revisionColumns.map(([, type]) => `${next()}::${type}`).join(', ')} where ${applied}`;
+  const pruneUpTo = next();
+  const itemCount = next();
+  const itemNames = ITEM_COLUMNS.map(([c]) => c);
+  const changed = (names: readonly string[], table: string) =>
+    `(${names.map((c) => `${table}."${c}"`).join(', ')}) is distinct from (${names.map((c) => `excluded."${c}"`).join(', ')})`;
+  const items =
+    `insert into "invoice_items" ("team_id", "public_id", ${itemNames.map((c) => `"${c}"`).join(', ')}) ` +
+    `select ${team}, ${publicId}, ${itemNames.map((c) => `r."${c}"`).join(', ')} ` +
+    `from unnest(${ITEM_COLUMNS.map(([, type]) => `${next()}::${type}[]`).join(', ')}) as r(${itemNames.map((c) => `"${c}"`).join(', ')}) where ${applied} ` +
+    `on conflict ("team_id", "public_id", "line_no") do update set ${itemNames.filter((c) => c !== 'line_no').map((c) => `"${c}" = excluded."${c}"`).join(', ')} ` +
+    `where ${changed(itemNames.filter((c) => c !== 'line_no'), '"invoice_items"')}`;
+  const removed = next();
+  const [movedToken, movedOrder, movedName, movedPosition] = [next(), next(), next(), next()];
+  const linkNames = LINK_COLUMNS.map(([c]) => c);
+  const freshLinks =
+    `insert into "share_links" ("team_id", "public_id", ${linkNames.map((c) => `"${c}"`).join(', ')}) ` +
+    `select ${team}, ${publicId}, ${linkNames.map((c) => `r."${c}"`).join(', ')} ` +
+    `from unnest(${LINK_COLUMNS.map(([, type]) => `${next()}::${type}[]`).join(', ')}) as r(${linkNames.map((c) => `"${c}"`).join(', ')}) where ${applied}`;
+  const first = n + 1;
+  const events = pgDocumentEventsInsertUnnest((i) => `$${first + i}`, [], applied).text;
+  text =
+    `with "upd" as (update "invoices" set ${set} where ${scope} and "revision" = ${expected} and "link_epoch" = ${epoch} returning 1), ` +
+    `"new_revision" as (${revision}), ` +
+    `"pruned" as (delete from "invoice_revisions" where ${scope} and "revision" <= ${pruneUpTo} and ${applied}), ` +
+    `"items" as (${items}), ` +
+    `"items_gone" as (delete from "invoice_items" where ${scope} and "line_no" > ${itemCount} and ${applied}), ` +
+    `"links_gone" as (delete from "share_links" where ${scope} and "token" = any(${removed}::text[]) and ${applied}), ` +
+    `"links_moved" as (update "share_links" as s set "sort_order" = m."sort_order", "name" = m."name", "position" = m."position" ` +
+    `from unnest(${movedToken}::text[], ${movedOrder}::int[], ${movedName}::text[], ${movedPosition}::text[]) as m("token", "sort_order", "name", "position") ` +
+    `where s."team_id" = ${team} and s."public_id" = ${publicId} and s."token" = m."token" and ${applied}), ` +
+    `"links_new" as (${freshLinks}), ` +
+    `"new_events" as (${events}) ` +
+    `select (select count(*) from "upd") as "applied", (select "revision" from "invoices" where ${scope}) as "revision"`;
+  if (documentUpdateTexts.size >= UPDATE_SHAPES_MAX) documentUpdateTexts.clear();
+  documentUpdateTexts.set(key, text);
+  nameStatement(text);
+  return text;
 }
 
 /** Optimistic update: applies only when the stored revision is still `expectedRevision`. */

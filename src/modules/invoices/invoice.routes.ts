@@ -118,6 +118,8 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
   app.get(
     '/api/v1/invoices/:public_id',
     {
+      // The detail cache is validated by the team's list version: read with the key (one round trip).
+      config: { readsListState: true },
       schema: {
         operationId: 'getInvoice',
         summary: 'Read an invoice',
@@ -181,6 +183,8 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
   app.get(
     '/api/v1/invoices',
     {
+      // The page cache is validated by the team's list version: read with the key (one round trip).
+      config: { readsListState: true },
       schema: {
         operationId: 'listInvoices',
         summary: 'List invoices',

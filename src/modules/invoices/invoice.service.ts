@@ -6,7 +6,7 @@ import type { Transaction } from 'kysely';
 import { dialectOf, type Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { groupCommitFor, type GroupCommit } from '../../db/group-commit.js';
-import type { Database, InvoiceRow, ShareLinkRow } from '../../db/types.js';
+import type { Database, InvoiceRevisionRow, InvoiceRow, ShareLinkRow } from '../../db/types.js';
 import { ApiError } from '../../shared/errors.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
 import { randomToken, sortableToken } from '../../shared/tokens.js';
@@ -19,7 +19,7 @@ import { requestHash } from '../../shared/request-hash.js';
 import { IdempotencyStore } from './idempotency.js';
 import type { InvoiceList, InvoiceRevisionDetail, InvoiceRevisionList, ListQuery, RevisionsQuery } from './invoice-requests.schemas.js';
 import { WriteEffects, type QueuedEffects } from './invoice.effects.js';
-import { newDocumentEvents, recordRestriction, recordWriteEvents } from './invoice-events.js';
+import { newDocumentEvents, quietUpdateEvents, recordRestriction, recordWriteEvents } from './invoice-events.js';
 import { DemoDocuments } from './invoice.read.js';
 import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
 import { buildInvoiceResponse, etagOf, totalsOf, type ViewContext } from './invoice.view.js';
@@ -29,7 +29,7 @@ import type { WriteOutcome } from './invoice.model.js';
 import * as repo from './invoice.repository.js';
 import { SellerReferences } from './seller.js';
 import { canMoveSellerStatus, isLocked, type SellerStatus } from './statuses.js';
-import { syncShareLinks, newShareLinks } from './share-links.js';
+import { planShareLinkSync, syncShareLinks, newShareLinks } from './share-links.js';
 import { findTooDeepPath } from './prohibited.js';
 import { INVOICE_LIMITS, requisiteWarnings, toApiError, validateInvoice, type NormalizedInvoice, type ValidationIssue } from './validation.js';
 
@@ -82,6 +82,15 @@ export interface InvoiceServiceDeps {
 }
 
 const MAX_UPDATE_ATTEMPTS = 5;
+
+/** What an update read with the row on PostgreSQL: its share links and whether it has EDO jobs. */
+interface ReadForUpdate {
+  links: ShareLinkRow[];
+  hasEdoJobs: boolean;
+}
+
+/** updateLive's answer when only the link epoch moved under a one-statement update: read again and retry. */
+const READ_AGAIN = Symbol('read again');
 
 /** The document sits at the root or in `invoice`: the body may nest one level more than a document. */
 function refuseTooDeep(body: unknown): void {
@@ -152,9 +161,22 @@ export class InvoiceService {
         document_kind: 'invoice',
       });
     }
+    const lostRace = () =>
+      new ApiError('revision_conflict', {
+        details: 'the document was changed by another request; read it again and retry',
+        document_public_id: publicId,
+        document_kind: 'invoice',
+      });
+    /** The revision the last attempt expected, when its one statement did not apply (READ_AGAIN). */
+    let retriedAt: number | null = null;
     for (let attempt = 1; ; attempt++) {
-      const current = await repo.findInvoice(this.deps.db, auth.teamId, publicId);
+      // PostgreSQL: the row with its links and whether it has EDO jobs, in one statement.
+      const read = this.onPostgres ? await repo.findInvoiceForUpdatePg(this.deps.db, auth.teamId, publicId) : null;
+      const current = read ? read.row : await repo.findInvoice(this.deps.db, auth.teamId, publicId);
       if (!current) throw notFound(publicId);
+      // Another update won while the last attempt's statement ran: what the transaction's
+      // optimistic check answers in that case.
+      if (retriedAt !== null && current.revision !== retriedAt && (info.ifMatch || attempt > MAX_UPDATE_ATTEMPTS)) throw lostRace();
       if (info.ifMatch && info.ifMatch.trim() !== '*' && !etagMatches(info.ifMatch, current)) {
         throw new ApiError('revision_conflict', {
           details: `If-Match ${info.ifMatch} does not match the current revision ${etagOf(publicId, current.revision)}`,
@@ -163,16 +185,14 @@ export class InvoiceService {
         });
       }
       const prepared = await this.prepare(auth, envelope, validated);
-      const outcome = await this.updateLive(auth, current, prepared, info, editor);
-      if (outcome) return outcome;
-      // Another update won the race: with If-Match that is a conflict, without it try again.
-      if (info.ifMatch || attempt >= MAX_UPDATE_ATTEMPTS) {
-        throw new ApiError('revision_conflict', {
-          details: 'the document was changed by another request; read it again and retry',
-          document_public_id: publicId,
-          document_kind: 'invoice',
-        });
+      const outcome = await this.updateLive(auth, current, prepared, info, editor, read);
+      if (outcome === READ_AGAIN && attempt <= MAX_UPDATE_ATTEMPTS) {
+        retriedAt = current.revision;
+        continue;
       }
+      if (outcome && outcome !== READ_AGAIN) return outcome;
+      // Another update won the race: with If-Match that is a conflict, without it try again.
+      if (info.ifMatch || attempt >= MAX_UPDATE_ATTEMPTS) throw lostRace();
     }
   }
 
@@ -323,14 +343,18 @@ export class InvoiceService {
     return this.outcome(auth, row, links, info, report, edo, { totals: prepared.totals, stored });
   }
 
-  /** Applies the update if the stored revision is still `current`; null when another update won. */
+  /**
+   * Applies the update if the stored revision is still `current`; null when another update won.
+   * `read` (PostgreSQL): the links and EDO jobs read with `current`.
+   */
   private async updateLive(
     auth: Extract<AuthContext, { mode: 'live' }>,
     current: InvoiceRow,
     prepared: PreparedWrite,
     info: RequestInfo,
     editor: Editor,
-  ): Promise<WriteOutcome | null> {
+    read: ReadForUpdate | null = null,
+  ): Promise<WriteOutcome | null | typeof READ_AGAIN> {
     const publicId = current.public_id;
     const from = current.seller_status as SellerStatus;
     const to = prepared.invoice.seller_status ?? from;
@@ -359,36 +383,44 @@ export class InvoiceService {
       });
     }
     const next = invoiceRow(values, { ...lifeOf(current), revision: current.revision + 1, api_updated_at: apiUpdatedAt });
+    const set = {
+      ...values,
+      // An unchanged date is left out of the SET: SQLite then leaves the list index
+      // (team_id, date, created_at, public_id) and the month-count trigger alone.
+      date: values.date === current.date ? undefined : values.date,
+      revision: next.revision,
+      api_updated_at: apiUpdatedAt,
+    };
+    // The document as it was, kept as a revision.
+    const superseded: InvoiceRevisionRow = {
+      team_id: auth.teamId,
+      public_id: publicId,
+      revision: current.revision,
+      document: current.document,
+      seller_status: current.seller_status,
+      total: current.total,
+      editor_mode: current.editor_mode,
+      modified_at: current.last_modified_at,
+      modified_by_login: current.last_modified_by_login,
+      api_key_id: current.api_key_id,
+      superseded_at: now,
+    };
+    // PostgreSQL, nothing to send and no EDO state before or after: one statement, no transaction.
+    if (read && !read.hasEdoJobs && !prepared.envelope.notify && next.buyer_edo_id === null) {
+      return this.updateQuietPg(auth, current, next, { set, superseded, prepared, info, now, linksRead: read.links });
+    }
     let links: ShareLinkRow[] = [];
     let queued: QueuedEffects = { pending: null, edo: null };
     const applied = await this.commits.run(async (trx) => {
-      const ok = await repo.updateInvoice(trx, auth.teamId, publicId, current.revision, {
-        ...values,
-        // An unchanged date is left out of the SET: SQLite then leaves the list index
-        // (team_id, date, created_at, public_id) and the month-count trigger alone.
-        date: values.date === current.date ? undefined : values.date,
-        revision: next.revision,
-        api_updated_at: apiUpdatedAt,
-      });
+      const ok = await repo.updateInvoice(trx, auth.teamId, publicId, current.revision, set);
       if (!ok) return false;
-      await repo.insertRevision(trx, {
-        team_id: auth.teamId,
-        public_id: publicId,
-        revision: current.revision,
-        document: current.document,
-        seller_status: current.seller_status,
-        total: current.total,
-        editor_mode: current.editor_mode,
-        modified_at: current.last_modified_at,
-        modified_by_login: current.last_modified_by_login,
-        api_key_id: current.api_key_id,
-        superseded_at: now,
-      });
+      await repo.insertRevision(trx, superseded);
       const keep = this.deps.revisionsKeep ?? 0;
       if (keep > 0) await repo.pruneRevisions(trx, auth.teamId, publicId, current.revision, keep);
       const items = itemRows(auth.teamId, publicId, prepared);
       // SQLite: unchanged items are not rewritten (their pages stay out of the WAL). PostgreSQL
-      // keeps the DELETE + INSERT: comparing would cost a round trip more when they changed.
+      // keeps the DELETE + INSERT here: comparing would cost a round trip more when they changed
+      // (its one-statement update compares in SQL).
       if (this.onPostgres) await repo.replaceItems(trx, auth.teamId, publicId, items);
       else await repo.replaceItemsIfChanged(trx, auth.teamId, publicId, items);
       links = await syncShareLinks(trx, auth.teamId, publicId, prepared.invoice.api_recipients, now);
@@ -400,6 +432,46 @@ export class InvoiceService {
     if (!applied) return null;
     const { report, edo } = await this.effects.afterCommit(this.deps.db, next, queued);
     return this.outcome(auth, next, links, info, report, edo, { totals: prepared.totals });
+  }
+
+  /**
+   * PostgreSQL: an update that sends nothing (no e-mail asked, no EDO recipient) of a document
+   * without EDO jobs, written in one statement outside any transaction (repo.updateDocumentPg):
+   * the same rows the transaction of `updateLive` writes, and the same answer (no EDO state,
+   * no e-mail outcome). Null when another update won; READ_AGAIN when only the links moved
+   * (a rotation) since they were read.
+   */
+  private async updateQuietPg(
+    auth: Extract<AuthContext, { mode: 'live' }>,
+    current: InvoiceRow,
+    next: InvoiceRow,
+    w: {
+      set: Partial<InvoiceRow>;
+      superseded: InvoiceRevisionRow;
+      prepared: PreparedWrite;
+      info: RequestInfo;
+      now: string;
+      linksRead: ShareLinkRow[];
+    },
+  ): Promise<WriteOutcome | null | typeof READ_AGAIN> {
+    const { prepared, now } = w;
+    const publicId = current.public_id;
+    const links = planShareLinkSync(w.linksRead, auth.teamId, publicId, prepared.invoice.api_recipients, now);
+    const keep = this.deps.revisionsKeep ?? 0;
+    const result = await repo.updateDocumentPg(this.deps.db, {
+      teamId: auth.teamId,
+      publicId,
+      expectedRevision: current.revision,
+      expectedLinkEpoch: current.link_epoch,
+      set: w.set,
+      revision: w.superseded,
+      pruneUpTo: keep > 0 ? current.revision - keep : 0,
+      items: itemRows(auth.teamId, publicId, prepared),
+      links,
+      events: quietUpdateEvents(current, next, now),
+    });
+    if (result !== 'applied') return result.revision === current.revision ? READ_AGAIN : null;
+    return this.outcome(auth, next, links.result, w.info, this.effects.undelivered(next, null), null, { totals: prepared.totals });
   }
 
   private async demoWrite(

@@ -57,6 +57,42 @@ export function newShareLinks(teamId: string, publicId: string, recipients: read
   ];
 }
 
+/**
+ * What bringing the recipient links in line with `recipients` writes, given the document's
+ * links `existing`: kept recipients' new order, name and position (`moved`: only those that
+ * differ), the tokens of recipients no longer listed (`removed`), new recipients' links
+ * (`fresh`), and every link of the document afterwards in `sort_order` (`result`).
+ */
+export function planShareLinkSync(
+  existing: readonly ShareLinkRow[],
+  teamId: string,
+  publicId: string,
+  recipients: readonly ApiRecipient[],
+  now: string,
+): { result: ShareLinkRow[]; moved: ShareLinkRow[]; removed: string[]; fresh: ShareLinkRow[] } {
+  const byEmail = new Map(existing.filter((l) => l.kind === 'recipient').map((l) => [String(l.email).toLowerCase(), l]));
+  const wanted = uniqueRecipients(recipients);
+  const keep = new Set<string>();
+  const fresh: ShareLinkRow[] = [];
+  const moved: ShareLinkRow[] = [];
+  const result: ShareLinkRow[] = existing.filter((l) => l.kind !== 'recipient');
+  for (const [i, r] of wanted.entries()) {
+    const old = byEmail.get(r.email.toLowerCase());
+    if (old) {
+      keep.add(old.token);
+      const updated = { ...old, sort_order: i + 2, name: r.name, position: r.position };
+      if (updated.sort_order !== old.sort_order || updated.name !== old.name || updated.position !== old.position) moved.push(updated);
+      result.push(updated);
+    } else {
+      const created = link(teamId, publicId, 'recipient', i + 2, now, r);
+      fresh.push(created);
+      result.push(created);
+    }
+  }
+  const removed = existing.filter((l) => l.kind === 'recipient' && !keep.has(l.token)).map((l) => l.token);
+  return { result: result.sort((a, b) => a.sort_order - b.sort_order), moved, removed, fresh };
+}
+
 /** Brings the recipient links in line with `recipients`; returns every link of the document. */
 export async function syncShareLinks(
   db: Executor,
@@ -66,26 +102,12 @@ export async function syncShareLinks(
   now: string,
 ): Promise<ShareLinkRow[]> {
   const existing = await repo.listShareLinks(db, teamId, publicId);
-  const byEmail = new Map(existing.filter((l) => l.kind === 'recipient').map((l) => [String(l.email).toLowerCase(), l]));
-  const wanted = uniqueRecipients(recipients);
-  const keep = new Set<string>();
-  const fresh: ShareLinkRow[] = [];
-  const result: ShareLinkRow[] = existing.filter((l) => l.kind !== 'recipient');
-  for (const [i, r] of wanted.entries()) {
-    const old = byEmail.get(r.email.toLowerCase());
-    if (old) {
-      keep.add(old.token);
-      const updated = { ...old, sort_order: i + 2, name: r.name, position: r.position };
-      await repo.updateShareLinkOrder(db, teamId, old.token, { sort_order: updated.sort_order, name: r.name, position: r.position });
-      result.push(updated);
-    } else {
-      const created = link(teamId, publicId, 'recipient', i + 2, now, r);
-      fresh.push(created);
-      result.push(created);
-    }
+  const plan = planShareLinkSync(existing, teamId, publicId, recipients, now);
+  // A kept recipient whose order, name and position are unchanged is not written.
+  for (const l of plan.moved) {
+    await repo.updateShareLinkOrder(db, teamId, l.token, { sort_order: l.sort_order, name: l.name, position: l.position });
   }
-  const removed = existing.filter((l) => l.kind === 'recipient' && !keep.has(l.token)).map((l) => l.token);
-  await repo.deleteShareLinks(db, teamId, publicId, removed);
-  await repo.insertShareLinks(db, fresh);
-  return result.sort((a, b) => a.sort_order - b.sort_order);
+  await repo.deleteShareLinks(db, teamId, publicId, plan.removed);
+  await repo.insertShareLinks(db, plan.fresh);
+  return plan.result;
 }

@@ -1,17 +1,18 @@
 /**
  * Resolves presented credentials to the caller: a team key, a service key scoped by
  * `x-tenant-id`, or the published demo token (dry-run). Keys are found by the SHA-256 of
- * the secret and the hashes compared in constant time. A one-second cache serves hot keys,
- * so a key deactivated anywhere is refused everywhere within a second. The team and its
- * tariff are read on every request, so a tariff change shows at once.
+ * the secret and the hashes compared in constant time. The key, its team, the team's tariff
+ * and (for the routes that ask) the team's list version are read on every request in one
+ * statement (teams.repository.ts `findCaller`): a key deactivated anywhere is refused on the
+ * very next request everywhere, and a tariff change shows at once.
  */
 import type { Db } from '../../db/database.js';
-import type { ApiKeyRow, TeamRow } from '../../db/types.js';
+import type { TeamRow } from '../../db/types.js';
 import { ApiError } from '../../shared/errors.js';
 import crypto from 'node:crypto';
-import { safeEqual, secretDigest } from '../../shared/tokens.js';
+import { secretDigest } from '../../shared/tokens.js';
 import { DEFAULT_TARIFF, tariffFromRow, type Tariff } from './tariffs.js';
-import { countActiveKeysBefore, findApiKeyByHash, findTeamAndTariff } from './teams.repository.js';
+import { findCaller, findTeamAndTariff } from './teams.repository.js';
 
 export type KeySource = 'x-api-key' | 'authorization' | 'query';
 
@@ -38,6 +39,12 @@ export type AuthContext =
       team: TeamRow;
       tariff: Tariff;
       source: CallerSource;
+      /**
+       * The team's document count and list version (src/db/document-counts.ts), read with the
+       * key when the route asked for it (`authenticate(…, { listState: true })`): before
+       * anything the request then reads, so what is built from later reads is never older.
+       */
+      listState?: { documents: number; version: number };
     };
 
 /**
@@ -63,25 +70,12 @@ export const DEMO_AUTH: Extract<AuthContext, { mode: 'demo' }> = Object.freeze({
   source: 'signed_link',
 });
 
-interface CachedKey {
-  key: ApiKeyRow | null;
-  /** rank among the team's active keys, for max_api_keys (team keys only) */
-  rank: number;
-  expiresAt: number;
-}
-
 interface CachedTeam {
   team: TeamRow | null;
   tariff: Tariff;
 }
 
-const CACHE_TTL_MS = 1000;
-const CACHE_MAX = 10_000;
-
 export class AuthService {
-  private readonly keys = new Map<string, CachedKey>();
-  /** Key lookups under way, by hash: concurrent requests with an expired key share one (single flight). */
-  private readonly inflight = new Map<string, Promise<CachedKey>>();
   private lookups = 0;
   /** SHA-256 of the demo token, computed once: each request hashes its secret once, not three times. */
   private readonly demoDigest: Buffer;
@@ -93,7 +87,8 @@ export class AuthService {
     this.demoDigest = secretDigest(demoToken);
   }
 
-  async authenticate(creds: PresentedCredentials): Promise<AuthContext> {
+  /** `want.listState`: read the team's list state with the key (the list and GET detail use it). */
+  async authenticate(creds: PresentedCredentials, want: { listState?: boolean } = {}): Promise<AuthContext> {
     if (creds.source === null || creds.secret === null) {
       throw ApiError.unauthorized(
         'api_key_missing',
@@ -113,9 +108,13 @@ export class AuthService {
       return { mode: 'demo', keyId: 0, keyName: 'demo', teamId: DEMO_TEAM_ID, tariff: DEFAULT_TARIFF, source: creds.source };
     }
 
-    const cached = await this.lookupKey(digest.toString('hex'));
-    const key = cached.key;
-    if (!key) throw ApiError.unauthorized('api_key_invalid', 'the API key is not known');
+    const hash = digest.toString('hex');
+    this.lookups += 1;
+    const caller = await findCaller(this.db, hash, creds.tenantId, want.listState === true);
+    // The index found the row by hash; compare again in constant time all the same (the stored
+    // hex against this request's digest: no more hashing).
+    const key = caller && sameDigest(caller.key.secret_hash, digest) ? caller.key : null;
+    if (!caller || !key) throw ApiError.unauthorized('api_key_invalid', 'the API key is not known');
     if (key.active !== 1) throw ApiError.unauthorized('api_key_inactive', 'the API key has been deactivated');
 
     let teamId: string;
@@ -130,11 +129,11 @@ export class AuthService {
         throw new ApiError('tenant_scope_not_resolved', { details: 'x-tenant-id names a team this key does not belong to' });
       }
     }
-    const team = await this.lookupTeam(teamId);
-    if (!team.team) {
+    if (!caller.team) {
       throw new ApiError('tenant_scope_not_resolved', { details: 'x-tenant-id does not name an existing team' });
     }
-    if (key.kind === 'team' && cached.rank >= team.tariff.max_api_keys) {
+    const team = { team: caller.team, tariff: tariffFromRow(caller.team.tariff_id ? caller.tariff : undefined) };
+    if (key.kind === 'team' && caller.rank >= team.tariff.max_api_keys) {
       throw ApiError.unauthorized(
         'api_key_over_tariff_limit',
         `the team's tariff allows ${team.tariff.max_api_keys} active API key(s); this key is beyond that limit`,
@@ -149,6 +148,7 @@ export class AuthService {
       team: team.team,
       tariff: team.tariff,
       source: creds.source,
+      ...(caller.listState ? { listState: caller.listState } : {}),
     };
   }
 
@@ -164,43 +164,12 @@ export class AuthService {
     return { mode: 'live', keyId: 0, keyName: actor, keyKind: 'team', teamId, team, tariff, source: 'signed_link' };
   }
 
-  /** Key lookups that went to the database (tests, diagnostics). */
+  /** Key lookups that went to the database (tests, diagnostics): one per authenticated request. */
   keyLookups(): number {
     return this.lookups;
   }
 
-  /** The key by the hex SHA-256 of its secret (hashSecret). */
-  private lookupKey(hash: string): Promise<CachedKey> | CachedKey {
-    const hit = this.keys.get(hash);
-    if (hit && hit.expiresAt > Date.now()) return hit;
-    // One lookup per key at a time: when a hot key's second ends, the requests arriving
-    // together wait for the one read instead of each reading it.
-    let pending = this.inflight.get(hash);
-    if (pending === undefined) {
-      pending = this.readKey(hash).finally(() => this.inflight.delete(hash));
-      this.inflight.set(hash, pending);
-    }
-    return pending;
-  }
-
-  private async readKey(hash: string): Promise<CachedKey> {
-    this.lookups += 1;
-    const startedAt = Date.now();
-    const row = await findApiKeyByHash(this.db, hash);
-    // The index found the row by hash; compare again in constant time all the same.
-    const key = row && safeEqual(row.secret_hash, hash) ? row : null;
-    const rank = key?.team_id && key.active === 1 ? await countActiveKeysBefore(this.db, key.team_id, key.id) : 0;
-    // The second counts from before the read: a key deactivated anywhere is refused within it.
-    const entry = { key, rank, expiresAt: startedAt + CACHE_TTL_MS };
-    remember(this.keys, hash, entry);
-    return entry;
-  }
-
-  /**
-   * The team and its tariff, read afresh on every request (issue 12: a tariff change shows on
-   * the very next request, on every node; two prepared primary-key reads). Keys keep their
-   * one-second cache.
-   */
+  /** The team and its tariff, read afresh (issue 12: a tariff change shows on the very next request, on every node). */
   private async lookupTeam(teamId: string): Promise<CachedTeam> {
     const found = await findTeamAndTariff(this.db, teamId);
     const team = found.team ?? null;
@@ -208,7 +177,8 @@ export class AuthService {
   }
 }
 
-function remember<V>(map: Map<string, V>, key: string, value: V): void {
-  if (map.size >= CACHE_MAX) map.clear();
-  map.set(key, value);
+/** Whether the stored hex SHA-256 `storedHex` is `digest`, compared in constant time. */
+function sameDigest(storedHex: string, digest: Buffer): boolean {
+  const stored = Buffer.from(storedHex, 'hex');
+  return stored.length === digest.length && storedHex.length === digest.length * 2 && crypto.timingSafeEqual(stored, digest);
 }

@@ -10,6 +10,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthContext | null;
   }
+  interface FastifyContextConfig {
+    /**
+     * The route uses the team's list version (`auth.listState`): authentication reads it with
+     * the key, in the same statement (one round trip for a cached list page or GET detail).
+     */
+    readsListState?: boolean;
+  }
 }
 
 /** The caller of an authenticated route (the hook guarantees it). */

@@ -1,4 +1,6 @@
 /** Reads of teams, keys and reference data. Every tenant query takes the team. */
+import { sql } from 'kysely';
+import { teamListStateColumns } from '../../db/document-counts.js';
 import { preparedQuery } from '../../db/prepared-query.js';
 import type { Executor } from '../../db/database.js';
 import type {
@@ -60,22 +62,107 @@ const teamWithTariff = preparedQuery<'id', TeamWithTariff>((db, p) =>
 );
 
 /**
- * The team and its tariff in one query (a primary-key read joined to the tariff's primary key):
- * read on every authenticated request, so a tariff change and the team's catalog version show
- * at once on every node.
+ * Splits a row read with the tariff's columns under `tariff__` into the team and its tariff;
+ * other prefixed columns (`key__`, `list__`: no team column has a double underscore) are left out.
  */
-export async function findTeamAndTariff(db: Executor, teamId: string): Promise<{ team: TeamRow | undefined; tariff: TariffRow | undefined }> {
-  const row = (await teamWithTariff(db, { id: teamId }))[0];
-  if (row === undefined) return { team: undefined, tariff: undefined };
+function splitTeamRow(row: Record<string, unknown>): { team: TeamRow; tariff: TariffRow | undefined } {
   const team: Record<string, unknown> = {};
   const tariff: Record<string, unknown> = {};
   // for…in rather than Object.entries: read on every request, so no array per column.
   for (const name in row) {
-    const value = (row as Record<string, unknown>)[name];
+    const value = row[name];
     if (name.startsWith('tariff__')) tariff[name.slice(8)] = value;
-    else team[name] = value;
+    else if (!name.includes('__')) team[name] = value;
   }
   return { team: team as TeamRow, tariff: tariff.id == null ? undefined : (tariff as TariffRow) };
+}
+
+/**
+ * The team and its tariff in one query (a primary-key read joined to the tariff's primary key):
+ * the portal's signed links, which carry no key, read it on every request.
+ */
+export async function findTeamAndTariff(db: Executor, teamId: string): Promise<{ team: TeamRow | undefined; tariff: TariffRow | undefined }> {
+  const row = (await teamWithTariff(db, { id: teamId }))[0];
+  if (row === undefined) return { team: undefined, tariff: undefined };
+  return splitTeamRow(row as unknown as Record<string, unknown>);
+}
+
+/** The key's columns, read with its team under a `key__` prefix (the names overlap: id, name, …). */
+const KEY_COLUMNS = ['id', 'team_id', 'kind', 'name', 'secret_hash', 'active'] as const satisfies ReadonlyArray<keyof ApiKeyRow>;
+
+type CallerRowRaw = TeamWithTariff & { [C in (typeof KEY_COLUMNS)[number] as `key__${C}`]: ApiKeyRow[C] } & {
+  key__rank: number | string;
+  list__documents?: number | string | null;
+  list__version?: number | string | null;
+};
+
+/**
+ * Everything authentication reads, in ONE statement (one round trip on PostgreSQL, one
+ * statement on SQLite): the key by the SHA-256 of its secret, its rank among the team's active
+ * keys (max_api_keys), the team it acts for (the key's own, or `x-tenant-id` for a service key)
+ * joined to its tariff and, in the `withListState` variant, the team's document count and list
+ * version (src/db/document-counts.ts). No key row: an unknown key. Read on every authenticated
+ * request, so a deactivated key, a tariff change and the team's catalog and list versions show
+ * on the very next request on every node.
+ *
+ * Two texts rather than one with a switch parameter: PostgreSQL keeps one generic plan per named
+ * statement only when custom plans are not cheaper, and a `case when $3 = 1` folded away in
+ * custom plans made it plan the statement anew on every request (pg_prepared_statements:
+ * 0 generic, 120 custom plans in 120 executions).
+ */
+function callerQuery(withListState: boolean) {
+  return preparedQuery<'hash' | 'tenantId', CallerRowRaw>((db, p) => {
+    let query = db
+      .selectFrom('api_keys as k')
+      .leftJoin('teams as t', (join) => join.on(sql`t.id`, '=', sql`case when k.kind = 'service' then ${p('tenantId')} else k.team_id end`))
+      .leftJoin('tariffs', 'tariffs.id', 't.tariff_id')
+      .selectAll('t')
+      .select(TARIFF_COLUMNS.map((c) => `tariffs.${c} as tariff__${c}` as const))
+      .select(KEY_COLUMNS.map((c) => `k.${c} as key__${c}` as const))
+      .select(sql<number>`(select count(*) from api_keys a where a.team_id = k.team_id and a.active = 1 and a.id < k.id)`.as('key__rank'));
+    if (withListState) {
+      const list = teamListStateColumns(sql.ref('t.id'));
+      query = query.select([list.documents.as('list__documents'), list.version.as('list__version')]) as unknown as typeof query;
+    }
+    return query.where('k.secret_hash', '=', p('hash')) as any;
+  });
+}
+const callerByKeyHash = callerQuery(false);
+const callerWithListStateByKeyHash = callerQuery(true);
+
+export interface CallerRow {
+  key: ApiKeyRow;
+  /** Active keys of the key's team with a lower id (0 for a service key). */
+  rank: number;
+  team: TeamRow | undefined;
+  tariff: TariffRow | undefined;
+  /** The team's document count and list version, when asked for and the team exists. */
+  listState: { documents: number; version: number } | undefined;
+}
+
+/**
+ * The key by the hex SHA-256 of its secret with its rank, the team it acts for (`tenantId` for a
+ * service key), the team's tariff and, with `withListState`, the team's list state: one
+ * statement. Undefined when no key has that hash.
+ */
+export async function findCaller(db: Executor, hash: string, tenantId: string | null, withListState: boolean): Promise<CallerRow | undefined> {
+  const query = withListState ? callerWithListStateByKeyHash : callerByKeyHash;
+  const row = (await query(db, { hash, tenantId }))[0] as Record<string, unknown> | undefined;
+  if (row === undefined) return undefined;
+  const key = {
+    id: row.key__id,
+    team_id: row.key__team_id,
+    kind: row.key__kind,
+    name: row.key__name,
+    secret_hash: row.key__secret_hash,
+    active: row.key__active,
+  } as ApiKeyRow satisfies Record<(typeof KEY_COLUMNS)[number], unknown>;
+  const { team, tariff } = splitTeamRow(row);
+  const found = row.id != null;
+  // PostgreSQL answers sum() as numeric text and count(*) as bigint.
+  const listState =
+    found && withListState ? { documents: Number(row.list__documents ?? 0), version: Number(row.list__version ?? 0) } : undefined;
+  return { key, rank: Number(row.key__rank), team: found ? team : undefined, tariff: found ? tariff : undefined, listState };
 }
 
 export async function findTeam(db: Executor, teamId: string): Promise<TeamRow | undefined> {

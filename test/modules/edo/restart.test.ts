@@ -55,6 +55,10 @@ function edoEnv(gatewayUrl: string, token: string): Record<string, string> {
     INVOICING_EDO_TIMEOUT_MS: '20000',
     INVOICING_EDO_POLL_INTERVAL_MS: '200',
     INVOICING_EDO_MAX_ATTEMPTS: '10',
+    // The polls read the document every 100 ms from 127.0.0.1, whose per-IP limit is 10 a
+    // second by default (counted in the shared Redis, with every other process on it): once a
+    // GET took under a few milliseconds, a create and ten polls fell into one second (429).
+    INVOICING_IP_RATE_PER_SEC: '1000',
   };
 }
 

@@ -16,6 +16,8 @@ import {
 } from '../../../src/modules/invoices/index.js';
 import { ListPageCache } from '../../../src/modules/invoices/invoice.detail-cache.js';
 import { threeNodesOnOneDatabase, type TestApp, type ThreeNodes } from '../../helpers/app.js';
+import { usingPostgres } from '../../helpers/db.js';
+import { statementsDuring } from '../../helpers/statements.js';
 import { ACME, createOk, put, simpleDoc } from './write-helpers.js';
 
 let a: TestApp; // caches pages
@@ -85,6 +87,37 @@ describe('a cached page is a full rebuild, byte for byte', () => {
     for (let i = 0; i < 4; i++) await createOk(a, simpleDoc(`LC-${i}`, { date: i % 2 ? '2026-03-02' : '2026-02-20' }));
     await warm();
     await expectFresh();
+  });
+});
+
+describe('a cached page costs one statement', () => {
+  it('authentication reads the key, team, tariff and list version together; nothing else is read', async () => {
+    await createOk(a, simpleDoc('LC-rt'));
+    for (const q of QUERIES) await list(a, q);
+    for (const q of QUERIES) {
+      const before = pageHits(a);
+      const texts = await statementsDuring(() => list(a, q));
+      expect(pageHits(a)).toBe(before + 1);
+      expect(texts).toHaveLength(1);
+    }
+  });
+});
+
+describe.runIf(usingPostgres())('concurrent misses of one page', () => {
+  it('share one build after a change (PostgreSQL: the page is read once), each answered the fresh page', async () => {
+    const q = 'limit=200';
+    // One miss alone: authentication's statement and the page's.
+    await createOk(b, simpleDoc('LC-flight-0'));
+    const alone = (await statementsDuring(() => list(a, q))).length;
+    await createOk(b, simpleDoc('LC-flight-1'));
+    let bodies: string[] = [];
+    const texts = await statementsDuring(async () => {
+      bodies = await Promise.all(Array.from({ length: 10 }, () => list(a, q)));
+    });
+    // Ten authentications, one page build.
+    expect(texts).toHaveLength(10 + (alone - 1));
+    const fresh = await list(rebuild, q);
+    for (const body of bodies) expect(body).toBe(fresh);
   });
 });
 

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentStatusPort, markDocumentViewed, markPaymentReported } from '../../../src/modules/invoices/index.js';
 import { threeNodesOnOneDatabase, type TestApp, type ThreeNodes } from '../../helpers/app.js';
+import { statementsDuring } from '../../helpers/statements.js';
 import { ACME, createOk, put, referenceDoc, simpleDoc } from './write-helpers.js';
 
 let a: TestApp; // caches the detail
@@ -232,6 +233,14 @@ describe('no stale read when served by the team\'s change counter alone (no EDO 
     await servedByCounter();
   });
 
+  it('served by the counter is one statement: the key, team, tariff and counter read together', async () => {
+    await getRaw(a, id);
+    const before = versionHits(a);
+    const texts = await statementsDuring(() => getRaw(a, id));
+    expect(versionHits(a)).toBe(before + 1);
+    expect(texts).toHaveLength(1);
+  });
+
   it('a PUT on B shows on the next GET of A and of B', async () => {
     await servedByCounter();
     const res = await put(b, id, { invoice: { ...referenceDoc(), number: 'ctr-2', api_recipients: recipients } });
@@ -327,7 +336,9 @@ describe('the catalog', () => {
   it('is served from the cache with no query while the catalog version holds', async () => {
     const first = await catalog(a);
     const before = stats(a);
-    expect(await catalog(a)).toBe(first);
+    // One statement: authentication's (the key, the team with its catalog version, the tariff).
+    const texts = await statementsDuring(async () => expect(await catalog(a)).toBe(first));
+    expect(texts).toHaveLength(1);
     expect(stats(a)).toMatchObject({ hits: before.hits + 1, misses: before.misses });
   });
 

@@ -1,44 +1,64 @@
 /**
- * AuthService: an API key is looked up once per second per node, and the requests that find
- * its cached second over while a lookup is under way wait for that one lookup (single flight)
- * instead of each reading the key; the answers are those of a lone lookup.
+ * AuthService: every authentication is ONE statement (the key by its hash, its rank, the team
+ * it acts for, the team's tariff and, when asked, the team's list state), so a deactivated key
+ * is refused on the very next request, with no second of grace, and nothing is cached per node.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { teamListState } from '../../../src/db/document-counts.js';
 import { AuthService } from '../../../src/modules/teams/index.js';
 import { applyBootstrap, parseBootstrap } from '../../../src/modules/teams/bootstrap.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { createTestDb, type TestDatabase } from '../../helpers/db.js';
-import { ACME_KEY, BETA_KEY, bootstrapFixture } from '../../helpers/fixtures.js';
+import { ACME_KEY, ACME_KEY_3, BETA_KEY, SERVICE_KEY, bootstrapFixture } from '../../helpers/fixtures.js';
+import { statementsDuring } from '../../helpers/statements.js';
 
 let db: TestDatabase;
 
 beforeAll(async () => {
   db = await createTestDb();
   await applyBootstrap(db.db, parseBootstrap(JSON.stringify(bootstrapFixture())), systemClock);
+  await db.db.insertInto('team_document_counts').values({ team_id: 'acme', shard: 0, documents: 7, changes: 11 }).execute();
 });
 afterAll(async () => db?.drop());
 
-const creds = (secret: string) => ({ source: 'x-api-key' as const, secret, tenantId: null, isRead: true });
+const creds = (secret: string, tenantId: string | null = null) => ({ source: 'x-api-key' as const, secret, tenantId, isRead: true });
 
 describe('API key lookups', () => {
-  it('concurrent requests with the same key share one lookup', async () => {
+  it('reads the key, its team, the tariff and the list state in one statement', async () => {
     const auth = new AuthService(db.db, 'demo-token');
-    const results = await Promise.all(Array.from({ length: 20 }, () => auth.authenticate(creds(ACME_KEY))));
-    expect(auth.keyLookups()).toBe(1);
-    for (const r of results) expect(r).toMatchObject({ mode: 'live', keyId: 101, teamId: 'acme' });
-    // Within the second: from the cache, no lookup.
-    await auth.authenticate(creds(ACME_KEY));
-    expect(auth.keyLookups()).toBe(1);
+    let ctx: Awaited<ReturnType<AuthService['authenticate']>> | undefined;
+    const texts = await statementsDuring(async () => {
+      ctx = await auth.authenticate(creds(ACME_KEY), { listState: true });
+    });
+    expect(texts).toHaveLength(1);
+    expect(ctx).toMatchObject({ mode: 'live', keyId: 101, keyName: 'erp', keyKind: 'team', teamId: 'acme', team: { id: 'acme' } });
+    expect(ctx?.mode === 'live' && ctx.listState).toEqual(await teamListState(db.db, 'acme'));
+    expect(ctx?.mode === 'live' && ctx.listState).toEqual({ documents: 7, version: 11 });
+    // Not asked for: not read.
+    const plain = await auth.authenticate(creds(ACME_KEY));
+    expect(plain.mode === 'live' && plain.listState).toBeUndefined();
   });
 
-  it('different keys are looked up each, and an unknown key is refused for every waiter', async () => {
+  it('refuses a deactivated key on the very next request, and accepts it again at once', async () => {
+    const auth = new AuthService(db.db, 'demo-token');
+    await expect(auth.authenticate(creds(BETA_KEY))).resolves.toMatchObject({ teamId: 'beta' });
+    await db.db.updateTable('api_keys').set({ active: 0 }).where('id', '=', 201).execute();
+    try {
+      await expect(auth.authenticate(creds(BETA_KEY))).rejects.toMatchObject({ body: { error: 'unauthorized', code: 'api_key_inactive' } });
+    } finally {
+      await db.db.updateTable('api_keys').set({ active: 1 }).where('id', '=', 201).execute();
+    }
+    await expect(auth.authenticate(creds(BETA_KEY))).resolves.toMatchObject({ teamId: 'beta' });
+    expect(auth.keyLookups()).toBe(3);
+  });
+
+  it('answers concurrent requests each with its own key; an unknown key is refused', async () => {
     const auth = new AuthService(db.db, 'demo-token');
     const settled = await Promise.allSettled([
       ...Array.from({ length: 5 }, () => auth.authenticate(creds(ACME_KEY))),
       ...Array.from({ length: 5 }, () => auth.authenticate(creds(BETA_KEY))),
       ...Array.from({ length: 5 }, () => auth.authenticate(creds('ak_unknown_0000'))),
     ]);
-    expect(auth.keyLookups()).toBe(3);
     expect(settled.slice(0, 5).every((s) => s.status === 'fulfilled' && s.value.teamId === 'acme')).toBe(true);
     expect(settled.slice(5, 10).every((s) => s.status === 'fulfilled' && s.value.teamId === 'beta')).toBe(true);
     for (const s of settled.slice(10)) {
@@ -47,16 +67,31 @@ describe('API key lookups', () => {
     }
   });
 
-  it('after the second, the key is read again (a deactivation shows)', async () => {
+  it('a service key acts for the team x-tenant-id names, read in the same statement', async () => {
     const auth = new AuthService(db.db, 'demo-token');
-    await auth.authenticate(creds(BETA_KEY));
-    await db.db.updateTable('api_keys').set({ active: 0 }).where('id', '=', 201).execute();
+    let ctx: Awaited<ReturnType<AuthService['authenticate']>> | undefined;
+    const texts = await statementsDuring(async () => {
+      ctx = await auth.authenticate(creds(SERVICE_KEY, 'acme'), { listState: true });
+    });
+    expect(texts).toHaveLength(1);
+    expect(ctx).toMatchObject({ mode: 'live', keyId: 900, keyKind: 'service', teamId: 'acme', team: { id: 'acme' }, listState: { documents: 7, version: 11 } });
+    await expect(auth.authenticate(creds(SERVICE_KEY, 'beta'))).resolves.toMatchObject({ teamId: 'beta', team: { id: 'beta' } });
+    await expect(auth.authenticate(creds(SERVICE_KEY, 'nobody'))).rejects.toMatchObject({ body: { error: 'tenant_scope_not_resolved' } });
+    await expect(auth.authenticate(creds(SERVICE_KEY))).rejects.toMatchObject({ body: { error: 'tenant_scope_not_resolved' } });
+    // A team key naming another team is refused, whatever team the statement joined.
+    await expect(auth.authenticate(creds(ACME_KEY, 'beta'))).rejects.toMatchObject({ body: { error: 'tenant_scope_not_resolved' } });
+  });
+
+  it('ranks a key among its team’s active keys on every request (max_api_keys)', async () => {
+    const auth = new AuthService(db.db, 'demo-token');
+    await expect(auth.authenticate(creds(ACME_KEY_3))).rejects.toMatchObject({ body: { code: 'api_key_over_tariff_limit' } });
+    // A key below it deactivated: the key is within the limit on the very next request.
+    await db.db.updateTable('api_keys').set({ active: 0 }).where('id', '=', 102).execute();
     try {
-      await new Promise((resolve) => setTimeout(resolve, 1_050));
-      await expect(auth.authenticate(creds(BETA_KEY))).rejects.toMatchObject({ body: { error: 'unauthorized', code: 'api_key_inactive' } });
-      expect(auth.keyLookups()).toBe(2);
+      await expect(auth.authenticate(creds(ACME_KEY_3))).resolves.toMatchObject({ keyId: 103, teamId: 'acme' });
     } finally {
-      await db.db.updateTable('api_keys').set({ active: 1 }).where('id', '=', 201).execute();
+      await db.db.updateTable('api_keys').set({ active: 1 }).where('id', '=', 102).execute();
     }
+    await expect(auth.authenticate(creds(ACME_KEY_3))).rejects.toMatchObject({ body: { code: 'api_key_over_tariff_limit' } });
   });
 });
