@@ -74,19 +74,22 @@ export class GroupCommit {
       while (this.queue.length > 0) {
         // Let the writes whose requests are already parsed join this batch.
         await new Promise<void>((r) => setImmediate(r));
-        const batch = this.queue.splice(0, this.maxBatch);
-        await this.commitBatch(batch);
+        await this.commitBatch();
       }
     } finally {
       this.running = false;
     }
   }
 
-  private async commitBatch(batch: Queued[]): Promise<void> {
+  private async commitBatch(): Promise<void> {
     const done: Array<{ item: Queued; value: unknown }> = [];
     const settled = new Set<Queued>();
+    let batch: Queued[] = [];
     try {
       await this.db.transaction().execute(async (trx) => {
+        // Taken once BEGIN has the writer (and, with several processes on the file, its turn,
+        // sqlite-driver.ts): the writes queued while it waited join this batch.
+        batch = this.queue.splice(0, this.maxBatch);
         if (this.direct === undefined) this.direct = await statementCacheOf(trx);
         const writes = async () => {
           for (const item of batch) {
@@ -108,7 +111,9 @@ export class GroupCommit {
         await (this.direct ? withDirectExecution(trx, this.direct, writes) : writes());
       });
     } catch (err) {
-      // BEGIN, a savepoint statement or the COMMIT failed: nothing of the batch is stored.
+      // BEGIN, a savepoint statement or the COMMIT failed: nothing of the batch is stored. (When
+      // BEGIN failed, the batch is the writes that were waiting for it.)
+      if (batch.length === 0) batch = this.queue.splice(0, this.maxBatch);
       for (const item of batch) if (!settled.has(item)) item.reject(err);
       return;
     }
