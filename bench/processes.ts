@@ -195,9 +195,9 @@ export function cpuMs(pid: number | undefined): number | null {
 }
 
 /** The commit the bench measures (null outside a git checkout). */
-export function gitCommit(): string | null {
+export function gitCommit(root: string = REPO_ROOT): string | null {
   try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {
     return null;
   }

@@ -271,8 +271,11 @@ async function main(): Promise<void> {
   if (process.env.BENCH_TOPOLOGY === 'two-nodes') return runScaleOut();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'invoicing-bench-'));
   const databaseUrl = process.env.DATABASE_URL || `sqlite:${path.join(tmp, 'bench.sqlite')}`;
-  const serverEntry = path.join(REPO_ROOT, 'dist', 'src', 'server.js');
-  if (!fs.existsSync(serverEntry)) throw new Error(`${serverEntry} is missing: run npm run build (npm run bench does)`);
+  // BENCH_SERVICE_ROOT: another checkout's built service (its dist/), measured by this bench, so
+  // two builds are compared in one sitting with the same scenarios (docs/performance.md).
+  const serviceRoot = process.env.BENCH_SERVICE_ROOT ? path.resolve(process.env.BENCH_SERVICE_ROOT) : REPO_ROOT;
+  const serverEntry = path.join(serviceRoot, 'dist', 'src', 'server.js');
+  if (!fs.existsSync(serverEntry)) throw new Error(`${serverEntry} is missing: run npm run build there (npm run bench does it here)`);
 
   const servicePort = await freePort();
   const serviceLog = path.join(tmp, 'service.log');
@@ -390,7 +393,7 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const meta = {
     date: startedAt.toISOString(),
-    commit: gitCommit(),
+    commit: gitCommit(serviceRoot),
     node: process.version,
     cpu: os.cpus()[0]?.model ?? 'unknown',
     cores: os.cpus().length,
