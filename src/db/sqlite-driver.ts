@@ -55,6 +55,15 @@ export interface SqliteConnectionSource {
 /** A PRAGMA reads or sets a connection's own state: the writer's is the one that counts. */
 const PRAGMA = /^\s*pragma\b/i;
 
+/** Whether `sql` only reads; a text the reading connection cannot prepare goes to the writer, which reports its error. */
+function readsOnly(reader: SqliteConnectionSource, sql: string): boolean {
+  try {
+    return reader.prepare(sql).readonly;
+  } catch {
+    return false;
+  }
+}
+
 function execute<R>(connection: SqliteConnectionSource, query: CompiledQuery): QueryResult<R> {
   const statement = connection.prepare(query.sql);
   if (statement.reader) return { rows: statement.all(query.parameters) as R[] };
@@ -75,7 +84,7 @@ class SqliteSession implements DatabaseConnection {
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const { writer, reader } = this.driver;
     if (this.inTransaction) return execute<R>(writer, query);
-    if (reader !== null && !PRAGMA.test(query.sql) && reader.prepare(query.sql).readonly) return execute<R>(reader, query);
+    if (reader !== null && !PRAGMA.test(query.sql) && readsOnly(reader, query.sql)) return execute<R>(reader, query);
     await this.driver.takeWriter();
     try {
       return execute<R>(writer, query);

@@ -131,3 +131,34 @@ describe.skipIf(usingPostgres())('SQLite writes from several handles on one file
     expect(ids).toEqual(['fail-1', 'fail-3']);
   });
 });
+
+describe.skipIf(usingPostgres())('SQLite: the reading connection', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDb();
+  });
+  afterAll(async () => db?.drop());
+
+  it('serves reads while a transaction writes, showing only what is committed; a write it cannot prepare goes to the writer', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let wrote = false;
+    const writing = db.db.transaction().execute(async (trx) => {
+      await trx.insertInto('teams').values(team('reader-1')).execute();
+      wrote = true;
+      await held;
+    });
+    while (!wrote) await new Promise((r) => setImmediate(r));
+    // Not waiting for the transaction (it has not committed, so the row is not there yet).
+    expect(await db.db.selectFrom('teams').select('id').where('id', '=', 'reader-1').execute()).toEqual([]);
+    release();
+    await writing;
+    expect(await db.db.selectFrom('teams').select('id').where('id', '=', 'reader-1').execute()).toEqual([{ id: 'reader-1' }]);
+    // A temporary table exists on the writing connection only: the reader cannot prepare a
+    // statement on it, so the statement runs (and reads) on the writer.
+    await sql`create temp table scratch (n integer)`.execute(db.db);
+    await sql`insert into scratch (n) values (7)`.execute(db.db);
+    const rows = await sql<{ n: number }>`select n from scratch`.execute(db.db);
+    expect(rows.rows).toEqual([{ n: 7 }]);
+  });
+});
