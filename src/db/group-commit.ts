@@ -15,8 +15,8 @@
  * the next batch, so under load batches grow by themselves and without load a write waits for
  * nobody (a batch of one).
  *
- * A write sees only `trx`: using the database handle itself inside would wait for the
- * connection the batch holds. On SQLite `trx` is bound to the connection's statement cache for
+ * A write sees only `trx`: a write through the database handle itself inside would wait for the
+ * writer the batch holds (a read through it would see only what was committed before the batch). On SQLite `trx` is bound to the connection's statement cache for
  * the batch (direct-execution.ts): the savepoints, the search-index flush and every statement
  * compiled once (prepared-query.ts) run straight on better-sqlite3, without Kysely's
  * asynchronous path per statement. PostgreSQL gets no batching (a transaction per write on the
