@@ -20,7 +20,7 @@ import {
 import pg from 'pg';
 import { DEFAULT_PG_POOL_SIZE, type DatabaseTarget } from '../config/config.js';
 import type { Database } from './types.js';
-import { cachingSqlite, SqliteStatementCache } from './statement-cache.js';
+import { cachingSqlite, SqliteStatementCache, useStatementCache } from './statement-cache.js';
 import { useNamedStatements } from './pg-statements.js';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 import type { WriteLock } from './write-lock.js';
@@ -134,6 +134,8 @@ export function openDatabase(target: DatabaseTarget, options: OpenOptions = {}):
     }
     const driver = new TwoConnectionSqliteDriver(cachingSqlite(sqlite, statements), reader, options.writeLock ?? null);
     const db = new Kysely<Database>({ dialect: new LockingSqliteDialect(driver) });
+    // The group commit runs its statements straight on this cache (direct-execution.ts).
+    useStatementCache(db, statements);
     const checkpointer = options.backgroundCheckpoints && target.file !== ':memory:' ? startWalCheckpointer(sqlite, target.file) : null;
     return {
       db,

@@ -13,26 +13,12 @@
  * goes through Kysely on the same transaction, as before. Outside a bound transaction, and on
  * PostgreSQL, nothing changes.
  */
-import { CompiledQuery, type Kysely, type QueryResult } from 'kysely';
+import { CompiledQuery, type QueryResult } from 'kysely';
 import type { Executor } from './database.js';
-import { SqliteStatementCache, STATEMENT_CACHE_PROBE } from './statement-cache.js';
+import type { SqliteStatementCache } from './statement-cache.js';
+import { resultOf } from './sqlite-driver.js';
 
 const bound = new WeakMap<Executor, SqliteStatementCache>();
-
-/**
- * The statement cache of the SQLite connection behind `db` (a `cachingSqlite` one, as
- * `openDatabase` builds), or null: PostgreSQL, or a connection without the cache.
- */
-export async function statementCacheOf(db: Kysely<any>): Promise<SqliteStatementCache | null> {
-  try {
-    const { rows } = await db.executeQuery(CompiledQuery.raw(STATEMENT_CACHE_PROBE));
-    const cache = (rows[0] as { cache?: unknown } | undefined)?.cache;
-    return cache instanceof SqliteStatementCache ? cache : null;
-  } catch {
-    // PostgreSQL (a comment is no statement there either) or a plain better-sqlite3 connection.
-    return null;
-  }
-}
 
 /**
  * Runs `work` with `trx` bound to `cache`: the compiled statements it runs on `trx` go straight
@@ -53,15 +39,9 @@ export function directCacheOf(db: Executor): SqliteStatementCache | undefined {
   return bound.get(db);
 }
 
-/**
- * Runs `query` on `cache` as Kysely's SQLite driver would (`all` for a statement that returns
- * rows, else `run`, the parameters bound as one array), synchronously.
- */
+/** Runs `query` on `cache` as our SQLite driver does (sqlite-driver.ts `resultOf`), synchronously. */
 export function runOnCache<R>(cache: SqliteStatementCache, query: { sql: string; parameters: ReadonlyArray<unknown> }): QueryResult<R> {
-  const statement = cache.prepare(query.sql);
-  if (statement.reader) return { rows: statement.all(query.parameters) as R[] };
-  const { changes, lastInsertRowid } = statement.run(query.parameters);
-  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  return resultOf<R>(cache.prepare(query.sql), query.parameters);
 }
 
 /** A compiled query on `db`: straight on better-sqlite3 when `db` is bound (above), else through Kysely. */

@@ -26,8 +26,8 @@
  */
 import type { Transaction } from 'kysely';
 import { dialectOf, type Db } from './database.js';
-import { executeSql, statementCacheOf, withDirectExecution } from './direct-execution.js';
-import type { SqliteStatementCache } from './statement-cache.js';
+import { executeSql, withDirectExecution } from './direct-execution.js';
+import { statementCacheOf, type SqliteStatementCache } from './statement-cache.js';
 import { retryPgConflicts } from './pg-retry.js';
 import type { Database } from './types.js';
 import { flushSearchIndex } from './text-search.js';
@@ -47,8 +47,8 @@ export class GroupCommit {
   private readonly queue: Queued[] = [];
   private running = false;
   private readonly batching: boolean;
-  /** SQLite: the connection's statement cache, once asked (null: none, run through Kysely). */
-  private direct: SqliteStatementCache | null | undefined;
+  /** SQLite: the writing connection's statement cache (null: none, run through Kysely). */
+  private readonly direct: SqliteStatementCache | null;
   /** Batches committed and writes in them (observability and tests). */
   readonly stats = { batches: 0, writes: 0, largest: 0 };
 
@@ -57,6 +57,7 @@ export class GroupCommit {
     private readonly maxBatch = MAX_BATCH,
   ) {
     this.batching = dialectOf(db) === 'sqlite';
+    this.direct = this.batching ? statementCacheOf(db) : null;
   }
 
   /** Runs `work` in a transaction (shared with other writes on SQLite); resolves after commit. */
@@ -90,7 +91,6 @@ export class GroupCommit {
         // Taken once BEGIN has the writer (and, with several processes on the file, its turn,
         // sqlite-driver.ts): the writes queued while it waited join this batch.
         batch = this.queue.splice(0, this.maxBatch);
-        if (this.direct === undefined) this.direct = await statementCacheOf(trx);
         const writes = async () => {
           for (const item of batch) {
             await executeSql(trx, 'savepoint group_write');

@@ -38,7 +38,7 @@ import {
 import { FifoWriteLock, type WriteLock } from './write-lock.js';
 
 /** A prepared statement, as better-sqlite3 gives it. */
-interface Statement {
+export interface Statement {
   readonly reader: boolean;
   readonly readonly: boolean;
   all(parameters: readonly unknown[]): unknown[];
@@ -55,24 +55,32 @@ export interface SqliteConnectionSource {
 /** A PRAGMA reads or sets a connection's own state: the writer's is the one that counts. */
 const PRAGMA = /^\s*pragma\b/i;
 
-/** Whether `sql` only reads; a text the reading connection cannot prepare goes to the writer, which reports its error. */
-function readsOnly(reader: SqliteConnectionSource, sql: string): boolean {
+/**
+ * The reading connection's statement for `sql` when it only reads, else null (a write, or a text
+ * the reading connection cannot prepare: the writer runs it, and reports its error if any).
+ */
+function readingStatement(reader: SqliteConnectionSource, sql: string): Statement | null {
   try {
-    return reader.prepare(sql).readonly;
+    const statement = reader.prepare(sql);
+    return statement.readonly ? statement : null;
   } catch {
-    return false;
+    return null;
   }
 }
 
-function execute<R>(connection: SqliteConnectionSource, query: CompiledQuery): QueryResult<R> {
-  const statement = connection.prepare(query.sql);
-  if (statement.reader) return { rows: statement.all(query.parameters) as R[] };
-  const { changes, lastInsertRowid } = statement.run(query.parameters);
+/** A statement's result as Kysely's SQLite driver gives it: a reader's rows, or the changes made. */
+export function resultOf<R>(statement: Statement, parameters: readonly unknown[]): QueryResult<R> {
+  if (statement.reader) return { rows: statement.all(parameters) as R[] };
+  const { changes, lastInsertRowid } = statement.run(parameters);
   return {
     numAffectedRows: BigInt(changes),
     insertId: BigInt(lastInsertRowid),
     rows: [],
   };
+}
+
+function execute<R>(connection: SqliteConnectionSource, query: CompiledQuery): QueryResult<R> {
+  return resultOf<R>(connection.prepare(query.sql), query.parameters);
 }
 
 /** One `acquireConnection()`: Kysely holds it for a query, or for a transaction from BEGIN to its end. */
@@ -84,7 +92,8 @@ class SqliteSession implements DatabaseConnection {
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const { writer, reader } = this.driver;
     if (this.inTransaction) return execute<R>(writer, query);
-    if (reader !== null && !PRAGMA.test(query.sql) && readsOnly(reader, query.sql)) return execute<R>(reader, query);
+    const reading = reader !== null && !PRAGMA.test(query.sql) ? readingStatement(reader, query.sql) : null;
+    if (reading !== null) return resultOf<R>(reading, query.parameters);
     await this.driver.takeWriter();
     try {
       return execute<R>(writer, query);

@@ -77,23 +77,30 @@ export class SqliteStatementCache {
   }
 }
 
+/** The writing connection's statement cache of each SQLite database (openDatabase registers it). */
+const writerCaches = new WeakMap<object, SqliteStatementCache>();
+
+/** Registers `cache` as the one of the connection that runs the transactions of `db` (a Kysely instance). */
+export function useStatementCache(db: object, cache: SqliteStatementCache): void {
+  writerCaches.set(db, cache);
+}
+
 /**
- * The SQL text that asks a `cachingSqlite` connection for its cache: it never reaches SQLite;
- * `prepare` answers it with a statement whose one row is `{ cache }` (see `statementCacheOf`
- * in direct-execution.ts). So code holding only the Kysely instance (the group commit) can run
- * statements on the same connection without a new seam in `openDatabase`.
+ * The statement cache of the SQLite connection that runs `db`'s transactions, or null:
+ * PostgreSQL, or a database nobody registered one for (the group commit then uses Kysely;
+ * direct-execution.ts).
  */
-export const STATEMENT_CACHE_PROBE = '/* invoicing: the statement cache of this connection */';
+export function statementCacheOf(db: object): SqliteStatementCache | null {
+  return writerCaches.get(db) ?? null;
+}
 
 /**
  * The better-sqlite3 database as Kysely's `SqliteDialect` wants it (`prepare` and `close`),
  * with `prepare` going through `cache`.
  */
 export function cachingSqlite(sqlite: SqliteDatabase.Database, cache: SqliteStatementCache): { prepare(sql: string): Statement; close(): void } {
-  // What Kysely's SQLite connection reads of a statement: `reader`, then `all(parameters)`.
-  const probe = { reader: true, busy: false, all: () => [{ cache }] } as unknown as Statement;
   return {
-    prepare: (sql: string) => (sql === STATEMENT_CACHE_PROBE ? probe : cache.prepare(sql)),
+    prepare: (sql: string) => cache.prepare(sql),
     close: () => {
       cache.clear();
       sqlite.close();
