@@ -13,10 +13,6 @@ import type {
   TeamRow,
 } from '../../db/types.js';
 
-export async function findApiKeyByHash(db: Executor, secretHash: string): Promise<ApiKeyRow | undefined> {
-  return db.selectFrom('api_keys').selectAll().where('secret_hash', '=', secretHash).executeTakeFirst();
-}
-
 /** Number of active keys of the team with an id below `keyId` (the key's rank for max_api_keys). */
 export async function countActiveKeysBefore(db: Executor, teamId: string, keyId: number): Promise<number> {
   const row = await db
