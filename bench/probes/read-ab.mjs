@@ -5,7 +5,8 @@
 // BLOCK_SEC seconds of autocannon (50 connections) go to one build and one scenario at a time,
 // builds and scenarios interleaved (rotated order), the first round discarded; each block's
 // service CPU is read from /proc/<pid>/stat, so CPU ms per request is the service's own work.
-// Prints per build and scenario the medians of CPU ms/req, req/s and p99.
+// Prints per build and scenario the medians of CPU ms/req, req/s and p99. INVOICING_PROCESSES passes on
+// (default auto); the CPU is summed over the service's process tree.
 // usage: node bench/probes/read-ab.mjs <rootA> [rootB] [scenarios] [blockSec] [blocks] [docs]
 //   a root may end in @@<node flags>: the same build twice with different flags, e.g. `. .@@--min-semi-space-size=16`
 //   scenarios: healthz,catalog,invoice-get,list-first-page,list-date-range,list-search-1pct,list-first-page-uncached
@@ -27,7 +28,19 @@ const names = (rest[0] ?? 'healthz,catalog,invoice-get').split(',');
 const BLOCK_SEC = Number(rest[1] ?? 2); const BLOCKS = Number(rest[2] ?? 6); const DOCS = Number(rest[3] ?? 2000);
 const KEY = PROBE_KEY; const INN = '7707083893';
 const TICK_MS = 1000 / 100;
-function cpuTicks(pid) { const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return Number(f[11]) + Number(f[12]); }
+function statOf(pid) { return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); }
+/** utime + stime ticks of `pid` and every process below it (the API processes of INVOICING_PROCESSES). */
+function cpuTicks(pid) {
+  const children = new Map();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try { const ppid = Number(statOf(entry)[1]); if (!children.has(ppid)) children.set(ppid, []); children.get(ppid).push(Number(entry)); } catch {}
+  }
+  let total = 0;
+  const walk = (p) => { try { const f = statOf(p); total += Number(f[11]) + Number(f[12]); } catch {} for (const c of children.get(p) ?? []) walk(c); };
+  walk(pid);
+  return total;
+}
 const PG_ADMIN = process.env.PROBE_DATABASE_ADMIN;
 let pgAdmin = null;
 if (PG_ADMIN) {
@@ -56,7 +69,7 @@ async function start(spec) {
   const databaseUrl = dbName ? PG_ADMIN.replace(/\/[^/]*$/, `/${dbName}`) : `sqlite:${path.join(dir, 'db.sqlite')}`;
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl,
     INVOICING_BOOTSTRAP_FILE: path.join(dir, 'b.json'), INVOICING_DATA_DIR: path.join(dir, 'data'), INVOICING_IN_PROCESS_WORKER: 'false',
-    LOG_LEVEL: 'info', INVOICING_IP_RATE_PER_SEC: '1000000', ...(dbName && process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}) };
+    LOG_LEVEL: 'info', INVOICING_IP_RATE_PER_SEC: '1000000', INVOICING_PROCESSES: process.env.INVOICING_PROCESSES ?? 'auto', ...(dbName && process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}) };
   const log = fs.openSync(path.join(dir, 'service.log'), 'a');
   const nodeArgs = `${process.env.PROBE_NODE_ARGS ?? ''} ${flags}`.split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'dist/src/server.js')], { cwd: root, env, stdio: ['ignore', log, log] });

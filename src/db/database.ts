@@ -20,7 +20,7 @@ import {
 import pg from 'pg';
 import { DEFAULT_PG_POOL_SIZE, type DatabaseTarget } from '../config/config.js';
 import type { Database } from './types.js';
-import { cachingSqlite, SqliteStatementCache, useStatementCache } from './statement-cache.js';
+import { cachingSqlite, SqliteStatementCache, useDataVersion, useStatementCache } from './statement-cache.js';
 import { useNamedStatements } from './pg-statements.js';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 import type { WriteLock } from './write-lock.js';
@@ -126,14 +126,19 @@ export function openDatabase(target: DatabaseTarget, options: OpenOptions = {}):
     const statements = new SqliteStatementCache(sqlite, { max: STATEMENT_CACHE_SIZE });
     // The reads outside transactions go to a connection of their own (sqlite-driver.ts); it never writes.
     let reader: ReturnType<typeof cachingSqlite> | null = null;
+    let dataVersion: (() => number) | null = null;
     if (target.file !== ':memory:') {
       const readOnly = new SqliteDatabase(target.file);
       readOnly.pragma('busy_timeout = 5000');
       readOnly.pragma('query_only = ON');
       reader = cachingSqlite(readOnly, new SqliteStatementCache(readOnly, { max: STATEMENT_CACHE_SIZE }));
+      // Asked on the reading connection, which never writes: every commit moves it.
+      const probe = readOnly.prepare('PRAGMA data_version').pluck();
+      dataVersion = () => probe.get() as number;
     }
     const driver = new TwoConnectionSqliteDriver(cachingSqlite(sqlite, statements), reader, options.writeLock ?? null);
     const db = new Kysely<Database>({ dialect: new LockingSqliteDialect(driver) });
+    if (dataVersion !== null) useDataVersion(db, dataVersion);
     // The group commit runs its statements straight on this cache (direct-execution.ts).
     useStatementCache(db, statements);
     const checkpointer = options.backgroundCheckpoints && target.file !== ':memory:' ? startWalCheckpointer(sqlite, target.file) : null;

@@ -94,6 +94,27 @@ export function statementCacheOf(db: object): SqliteStatementCache | null {
   return writerCaches.get(db) ?? null;
 }
 
+/** The data version probe of each SQLite database with a reading connection (openDatabase registers it). */
+const dataVersions = new WeakMap<object, () => number>();
+
+/**
+ * Registers `probe` as `db`'s data version: SQLite's `PRAGMA data_version` read on the connection
+ * that serves `db`'s reads outside transactions. Its value changes whenever any other connection
+ * (this process's writing connection, another process's) has committed since the last read, so an
+ * equal value means nothing stored has changed (sqlite.org/pragma.html#pragma_data_version).
+ */
+export function useDataVersion(db: object, probe: () => number): void {
+  dataVersions.set(db, probe);
+}
+
+/**
+ * `db`'s data version probe, or null: PostgreSQL, or a SQLite database with one connection
+ * (`:memory:`), where the writes are on the connection that would be asked and do not move it.
+ */
+export function dataVersionOf(db: object): (() => number) | null {
+  return dataVersions.get(db) ?? null;
+}
+
 /**
  * The better-sqlite3 database as Kysely's `SqliteDialect` wants it (`prepare` and `close`),
  * with `prepare` going through `cache`.

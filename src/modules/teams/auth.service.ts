@@ -4,15 +4,17 @@
  * the secret and the hashes compared in constant time. The key, its team, the team's tariff
  * and (for the routes that ask) the team's list version are read on every request in one
  * statement (teams.repository.ts `findCaller`): a key deactivated anywhere is refused on the
- * very next request everywhere, and a tariff change shows at once.
+ * very next request everywhere, and a tariff change shows at once. On SQLite the statement's
+ * answer is kept while the database's data version stays the same (CallerCache below).
  */
 import type { Db } from '../../db/database.js';
 import type { TeamRow } from '../../db/types.js';
 import { ApiError } from '../../shared/errors.js';
 import crypto from 'node:crypto';
 import { secretDigest } from '../../shared/tokens.js';
+import { dataVersionOf } from '../../db/statement-cache.js';
 import { DEFAULT_TARIFF, tariffFromRow, type Tariff } from './tariffs.js';
-import { findCaller, findTeamAndTariff } from './teams.repository.js';
+import { findCaller, findTeamAndTariff, type CallerRow } from './teams.repository.js';
 
 export type KeySource = 'x-api-key' | 'authorization' | 'query';
 
@@ -75,16 +77,65 @@ interface CachedTeam {
   tariff: Tariff;
 }
 
+/** Callers a process keeps on SQLite (see CallerCache): one entry per key, tenant and variant in use. */
+const CALLER_CACHE_MAX = 1024;
+
+/**
+ * What `findCaller` answered, kept while the database has not changed at all (SQLite only).
+ *
+ * SQLite's `PRAGMA data_version`, asked on the reading connection (statement-cache.ts
+ * `dataVersionOf`), moves whenever any connection of any process has committed since; an equal
+ * value means every row the statement read is as it was. So a request whose data version equals
+ * the one its entry was read under gets the very row the statement would give, for the price of
+ * the pragma (a read transaction's start, no query): the read is validated by a version read from
+ * the database on every request, never kept by time. The version is taken BEFORE the statement,
+ * so an entry is never older than the version it is kept under (a commit in between moves the
+ * version, and the next request reads afresh). Only found keys are kept, at most
+ * CALLER_CACHE_MAX (oldest out first): unknown keys cost their statement as before, so random
+ * keys cannot churn out the real ones. PostgreSQL has no such version: every request reads.
+ */
+class CallerCache {
+  private readonly entries = new Map<string, { version: number; caller: CallerRow }>();
+
+  constructor(private readonly dataVersion: () => number) {}
+
+  async find(db: Db, hash: string, tenantId: string | null, withListState: boolean, lookedUp: () => void): Promise<CallerRow | undefined> {
+    const version = this.dataVersion();
+    const key = `${hash}\u0000${tenantId ?? ''}\u0000${withListState ? 1 : 0}`;
+    const hit = this.entries.get(key);
+    if (hit !== undefined && hit.version === version) return hit.caller;
+    lookedUp();
+    const caller = await findCaller(db, hash, tenantId, withListState);
+    if (caller === undefined) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    // Shared by every request it serves until the next commit: nobody may change it.
+    Object.freeze(caller.key);
+    if (caller.team) Object.freeze(caller.team);
+    if (caller.tariff) Object.freeze(caller.tariff);
+    if (caller.listState) Object.freeze(caller.listState);
+    this.entries.delete(key);
+    this.entries.set(key, { version, caller: Object.freeze(caller) });
+    if (this.entries.size > CALLER_CACHE_MAX) this.entries.delete(this.entries.keys().next().value as string);
+    return caller;
+  }
+}
+
 export class AuthService {
   private lookups = 0;
   /** SHA-256 of the demo token, computed once: each request hashes its secret once, not three times. */
   private readonly demoDigest: Buffer;
+  /** SQLite with a reading connection: callers kept while its data version holds; otherwise null. */
+  private readonly callers: CallerCache | null;
 
   constructor(
     private readonly db: Db,
     demoToken: string,
   ) {
     this.demoDigest = secretDigest(demoToken);
+    const dataVersion = dataVersionOf(db);
+    this.callers = dataVersion === null ? null : new CallerCache(dataVersion);
   }
 
   /** `want.listState`: read the team's list state with the key (the list and GET detail use it). */
@@ -109,8 +160,14 @@ export class AuthService {
     }
 
     const hash = digest.toString('hex');
-    this.lookups += 1;
-    const caller = await findCaller(this.db, hash, creds.tenantId, want.listState === true);
+    const withListState = want.listState === true;
+    let caller: CallerRow | undefined;
+    if (this.callers !== null) {
+      caller = await this.callers.find(this.db, hash, creds.tenantId, withListState, () => (this.lookups += 1));
+    } else {
+      this.lookups += 1;
+      caller = await findCaller(this.db, hash, creds.tenantId, withListState);
+    }
     // The index found the row by hash; compare again in constant time all the same (the stored
     // hex against this request's digest: no more hashing).
     const key = caller && sameDigest(caller.key.secret_hash, digest) ? caller.key : null;
@@ -164,7 +221,10 @@ export class AuthService {
     return { mode: 'live', keyId: 0, keyName: actor, keyKind: 'team', teamId, team, tariff, source: 'signed_link' };
   }
 
-  /** Key lookups that went to the database (tests, diagnostics): one per authenticated request. */
+  /**
+   * Key lookups that went to the database (tests, diagnostics): one per authenticated request,
+   * except on SQLite for a request whose caller was read under the current data version.
+   */
   keyLookups(): number {
     return this.lookups;
   }

@@ -4,11 +4,12 @@
  * is refused on the very next request, with no second of grace, and nothing is cached per node.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../../src/db/database.js';
 import { teamListState } from '../../../src/db/document-counts.js';
 import { AuthService } from '../../../src/modules/teams/index.js';
 import { applyBootstrap, parseBootstrap } from '../../../src/modules/teams/bootstrap.js';
 import { systemClock } from '../../../src/shared/clock.js';
-import { createTestDb, type TestDatabase } from '../../helpers/db.js';
+import { createTestDb, usingPostgres, type TestDatabase } from '../../helpers/db.js';
 import { ACME_KEY, ACME_KEY_3, BETA_KEY, SERVICE_KEY, bootstrapFixture } from '../../helpers/fixtures.js';
 import { statementsDuring } from '../../helpers/statements.js';
 
@@ -30,7 +31,8 @@ describe('API key lookups', () => {
     const texts = await statementsDuring(async () => {
       ctx = await auth.authenticate(creds(ACME_KEY), { listState: true });
     });
-    expect(texts).toHaveLength(1);
+    // The SQLite data version's pragma aside (see below).
+    expect(texts.filter((t) => t !== 'PRAGMA data_version')).toHaveLength(1);
     expect(ctx).toMatchObject({ mode: 'live', keyId: 101, keyName: 'erp', keyKind: 'team', teamId: 'acme', team: { id: 'acme' } });
     expect(ctx?.mode === 'live' && ctx.listState).toEqual(await teamListState(db.db, 'acme'));
     expect(ctx?.mode === 'live' && ctx.listState).toEqual({ documents: 7, version: 11 });
@@ -73,7 +75,8 @@ describe('API key lookups', () => {
     const texts = await statementsDuring(async () => {
       ctx = await auth.authenticate(creds(SERVICE_KEY, 'acme'), { listState: true });
     });
-    expect(texts).toHaveLength(1);
+    // The SQLite data version's pragma aside (see below).
+    expect(texts.filter((t) => t !== 'PRAGMA data_version')).toHaveLength(1);
     expect(ctx).toMatchObject({ mode: 'live', keyId: 900, keyKind: 'service', teamId: 'acme', team: { id: 'acme' }, listState: { documents: 7, version: 11 } });
     await expect(auth.authenticate(creds(SERVICE_KEY, 'beta'))).resolves.toMatchObject({ teamId: 'beta', team: { id: 'beta' } });
     await expect(auth.authenticate(creds(SERVICE_KEY, 'nobody'))).rejects.toMatchObject({ body: { error: 'tenant_scope_not_resolved' } });
@@ -93,5 +96,67 @@ describe('API key lookups', () => {
       await db.db.updateTable('api_keys').set({ active: 1 }).where('id', '=', 102).execute();
     }
     await expect(auth.authenticate(creds(ACME_KEY_3))).rejects.toMatchObject({ body: { code: 'api_key_over_tariff_limit' } });
+  });
+});
+
+describe('the caller kept while the database is unchanged (SQLite data version)', () => {
+  it.skipIf(usingPostgres())('answers a repeated request from what it read, with only the version pragma, until anything is committed', async () => {
+    const auth = new AuthService(db.db, 'demo-token');
+    const first = await auth.authenticate(creds(ACME_KEY), { listState: true });
+    const lookups = auth.keyLookups();
+    let again: Awaited<ReturnType<AuthService['authenticate']>> | undefined;
+    const texts = await statementsDuring(async () => {
+      again = await auth.authenticate(creds(ACME_KEY), { listState: true });
+    });
+    expect(texts).toEqual(['PRAGMA data_version']);
+    expect(auth.keyLookups()).toBe(lookups);
+    expect(again).toEqual(first);
+    // Without the list state, or with another key: read once, then kept as well.
+    await auth.authenticate(creds(ACME_KEY));
+    await auth.authenticate(creds(ACME_KEY));
+    expect(auth.keyLookups()).toBe(lookups + 1);
+    // A commit of anything, even a table authentication does not read, moves the version.
+    await db.db.updateTable('team_document_counts').set({ documents: 8 }).where('team_id', '=', 'acme').execute();
+    const moved = await auth.authenticate(creds(ACME_KEY), { listState: true });
+    expect(auth.keyLookups()).toBe(lookups + 2);
+    expect(moved.mode === 'live' && moved.listState).toEqual({ documents: 8, version: 11 });
+    await db.db.updateTable('team_document_counts').set({ documents: 7 }).where('team_id', '=', 'acme').execute();
+  });
+
+  it('refuses a key deactivated by another connection (another process) on the very next request', async () => {
+    const auth = new AuthService(db.db, 'demo-token');
+    await expect(auth.authenticate(creds(BETA_KEY), { listState: true })).resolves.toMatchObject({ teamId: 'beta' });
+    await expect(auth.authenticate(creds(BETA_KEY), { listState: true })).resolves.toMatchObject({ teamId: 'beta' });
+    // Its own connections, as another process of the machine (or another node) has.
+    const other = openDatabase(db.target);
+    try {
+      await other.db.updateTable('api_keys').set({ active: 0 }).where('id', '=', 201).execute();
+      await expect(auth.authenticate(creds(BETA_KEY), { listState: true })).rejects.toMatchObject({ body: { code: 'api_key_inactive' } });
+      await other.db.updateTable('api_keys').set({ active: 1 }).where('id', '=', 201).execute();
+      await expect(auth.authenticate(creds(BETA_KEY), { listState: true })).resolves.toMatchObject({ teamId: 'beta' });
+      // A tariff change by the other connection shows at once too.
+      const before = await auth.authenticate(creds(BETA_KEY));
+      const tariffId = before.mode === 'live' ? before.team.tariff_id : null;
+      if (tariffId) {
+        const row = await other.db.selectFrom('tariffs').select('max_organizations').where('id', '=', tariffId).executeTakeFirstOrThrow();
+        await other.db.updateTable('tariffs').set({ max_organizations: row.max_organizations + 1 }).where('id', '=', tariffId).execute();
+        const after = await auth.authenticate(creds(BETA_KEY));
+        expect(after.tariff.max_organizations).toBe(row.max_organizations + 1);
+        await other.db.updateTable('tariffs').set({ max_organizations: row.max_organizations }).where('id', '=', tariffId).execute();
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('never lets a request change what later requests are given', async () => {
+    const auth = new AuthService(db.db, 'demo-token');
+    const ctx = await auth.authenticate(creds(ACME_KEY), { listState: true });
+    expect(ctx.mode).toBe('live');
+    if (ctx.mode !== 'live') return;
+    expect(() => {
+      (ctx.team as { name: string }).name = 'changed';
+    }).toThrow(TypeError);
+    expect((await auth.authenticate(creds(ACME_KEY), { listState: true })).mode === 'live' && ctx.team.name).not.toBe('changed');
   });
 });
