@@ -46,6 +46,8 @@ async function start(root, i) {
   const base = (i === 1 && process.env.DATABASE_ADMIN_B) || ADMIN;
   const env = { ...process.env, DATABASE_URL: base.replace(/\/[^/]*$/, `/${dbName}`), INVOICING_BOOTSTRAP_FILE: path.join(dir, 'b.json'),
     INVOICING_DATA_DIR: dir, INVOICING_IN_PROCESS_WORKER: 'false', LOG_LEVEL: 'warn', INVOICING_IP_RATE_PER_SEC: '1000000' };
+  // PGPROBE_ENV_A / PGPROBE_ENV_B: extra environment for that build, e.g. 'INVOICING_PG_POOL_SIZE=5' (comma-separated).
+  for (const kv of (process.env[`PGPROBE_ENV_${'AB'[i]}`] ?? '').split(',').filter(Boolean)) { const at = kv.indexOf('='); env[kv.slice(0, at)] = kv.slice(at + 1); }
   const rt = await startRuntime(loadConfig(env)); await rt.app.ready();
   // PGPROBE_SQL_A / PGPROBE_SQL_B: SQL run on that build's database after its start (experiments only).
   const extraSql = process.env[`PGPROBE_SQL_${'AB'[i]}`];
