@@ -46,7 +46,7 @@ async function pgTicks(dbName) {
 let started = 0;
 async function start(spec) {
   const [rootArg, flags = ''] = spec.split('@@');
-  const dbName = pgAdmin ? `readab_${'ab'[started]}` : null;
+  const dbName = pgAdmin ? `${process.env.PROBE_DB_PREFIX ?? 'readab'}_${'ab'[started]}` : null;
   started++;
   const root = path.resolve(rootArg);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'read-ab-'));
@@ -55,7 +55,7 @@ async function start(spec) {
   if (dbName) { await pgAdmin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`); await pgAdmin.query(`CREATE DATABASE ${dbName}`); }
   const databaseUrl = dbName ? PG_ADMIN.replace(/\/[^/]*$/, `/${dbName}`) : `sqlite:${path.join(dir, 'db.sqlite')}`;
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl,
-    INVOICING_BOOTSTRAP_FILE: path.join(dir, 'b.json'), INVOICING_DATA_DIR: path.join(dir, 'data'), INVOICING_IN_PROCESS_WORKER: 'false',
+    INVOICING_BOOTSTRAP_FILE: path.join(dir, 'b.json'), INVOICING_DATA_DIR: path.join(dir, 'data'), INVOICING_IN_PROCESS_WORKER: 'false', INVOICING_PROCESSES: process.env.PROBE_PROCESSES ?? '1',
     LOG_LEVEL: 'info', INVOICING_IP_RATE_PER_SEC: '1000000', ...(dbName && process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}) };
   const log = fs.openSync(path.join(dir, 'service.log'), 'a');
   const nodeArgs = `${process.env.PROBE_NODE_ARGS ?? ''} ${flags}`.split(' ').filter(Boolean);
