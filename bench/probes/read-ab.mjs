@@ -59,7 +59,7 @@ async function pgTicks(dbName) {
 let started = 0;
 async function start(spec) {
   const [rootArg, flags = ''] = spec.split('@@');
-  const dbName = pgAdmin ? `readab_${'ab'[started]}` : null;
+  const dbName = pgAdmin ? `${process.env.PROBE_DB_PREFIX ?? 'readab'}_${'ab'[started]}` : null;
   started++;
   const root = path.resolve(rootArg);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'read-ab-'));

@@ -5,7 +5,10 @@
  * and (for the routes that ask) the team's list version are read on every request in one
  * statement (teams.repository.ts `findCaller`): a key deactivated anywhere is refused on the
  * very next request everywhere, and a tariff change shows at once. On SQLite the statement's
- * answer is kept while the database's data version stays the same (CallerCache below).
+ * answer is kept while the database's data version stays the same (CallerCache below). On
+ * PostgreSQL the team and tariff come as a fingerprint of their rows and are parsed once per
+ * content and process (content-addressed, so never stale; a second statement the first time a
+ * content is seen).
  */
 import type { Db } from '../../db/database.js';
 import type { TeamRow } from '../../db/types.js';

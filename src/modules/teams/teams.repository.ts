@@ -2,7 +2,7 @@
 import { sql } from 'kysely';
 import { teamListStateColumns } from '../../db/document-counts.js';
 import { preparedQuery } from '../../db/prepared-query.js';
-import type { Executor } from '../../db/database.js';
+import { dialectOf, type Executor } from '../../db/database.js';
 import type {
   ApiKeyRow,
   BankAccountRow,
@@ -106,14 +106,18 @@ type CallerRowRaw = TeamWithTariff & { [C in (typeof KEY_COLUMNS)[number] as `ke
  * custom plans made it plan the statement anew on every request (pg_prepared_statements:
  * 0 generic, 120 custom plans in 120 executions).
  */
-function callerQuery(withListState: boolean) {
+function callerQuery(withListState: boolean, teamByFingerprint: boolean) {
   return preparedQuery<'hash' | 'tenantId', CallerRowRaw>((db, p) => {
-    let query = db
+    const joined = db
       .selectFrom('api_keys as k')
       .leftJoin('teams as t', (join) => join.on(sql`t.id`, '=', sql`case when k.kind = 'service' then ${p('tenantId')} else k.team_id end`))
-      .leftJoin('tariffs', 'tariffs.id', 't.tariff_id')
-      .selectAll('t')
-      .select(TARIFF_COLUMNS.map((c) => `tariffs.${c} as tariff__${c}` as const))
+      .leftJoin('tariffs', 'tariffs.id', 't.tariff_id');
+    let query = (
+      teamByFingerprint
+        ? joined.select(sql<string | null>`${TEAM_FINGERPRINT}`.as('team__fp'))
+        : joined.selectAll('t').select(TARIFF_COLUMNS.map((c) => `tariffs.${c} as tariff__${c}` as const))
+    ) as unknown as ReturnType<typeof joined.selectAll<'t'>>;
+    query = query
       .select(KEY_COLUMNS.map((c) => `k.${c} as key__${c}` as const))
       .select(sql<number>`(select count(*) from api_keys a where a.team_id = k.team_id and a.active = 1 and a.id < k.id)`.as('key__rank'));
     if (withListState) {
@@ -123,8 +127,67 @@ function callerQuery(withListState: boolean) {
     return query.where('k.secret_hash', '=', p('hash')) as any;
   });
 }
-const callerByKeyHash = callerQuery(false);
-const callerWithListStateByKeyHash = callerQuery(true);
+const callerByKeyHash = callerQuery(false, false);
+const callerWithListStateByKeyHash = callerQuery(true, false);
+const callerFpByKeyHash = callerQuery(false, true);
+const callerFpWithListStateByKeyHash = callerQuery(true, true);
+
+/**
+ * PostgreSQL: the team's row and its tariff's as one fingerprint, computed by the server from
+ * their whole text (every column, whatever columns a later migration adds): NULL when no team
+ * matched. Equal fingerprints mean equal rows (to MD5's collision resistance, over rows only
+ * the operator writes), so the team and tariff parsed from a row with this fingerprint are
+ * those rows' current content, whichever node or connection read them.
+ */
+const TEAM_FINGERPRINT = sql`md5(t::text || '/' || coalesce(tariffs::text, ''))`;
+
+const teamWithTariffAndFingerprint = preparedQuery<'id', TeamWithTariff & { team__fp: string }>((db, p) =>
+  db
+    .selectFrom('teams as t')
+    .leftJoin('tariffs', 'tariffs.id', 't.tariff_id')
+    .selectAll('t')
+    .select(TARIFF_COLUMNS.map((c) => `tariffs.${c} as tariff__${c}` as const))
+    .select(sql<string>`${TEAM_FINGERPRINT}`.as('team__fp'))
+    .where('t.id', '=', p('id')) as any,
+);
+
+interface TeamAndTariff {
+  team: TeamRow;
+  tariff: TariffRow | undefined;
+}
+
+/**
+ * PostgreSQL: teams and tariffs parsed before, by their fingerprint (content-addressed: an
+ * entry is only ever stored under the fingerprint the server computed from the very row it
+ * was parsed from, so it can never be stale; a changed team or tariff has another fingerprint
+ * and misses). Per process; bounded (one entry per team and tariff content in use), cleared
+ * when full. The objects are frozen: shared by every request of the team.
+ */
+const TEAMS_BY_FINGERPRINT_MAX = 10_000;
+const teamsByFingerprint = new Map<string, TeamAndTariff>();
+
+/** Counters of the fingerprint cache (tests, diagnostics). */
+export const teamFingerprintStats = { hits: 0, misses: 0 };
+
+async function teamByFingerprint(db: Executor, teamId: string, fingerprint: string): Promise<TeamAndTariff | undefined> {
+  const cached = teamsByFingerprint.get(fingerprint);
+  if (cached !== undefined) {
+    teamFingerprintStats.hits++;
+    return cached;
+  }
+  teamFingerprintStats.misses++;
+  const row = (await teamWithTariffAndFingerprint(db, { id: teamId }))[0] as unknown as (Record<string, unknown> & { team__fp: string }) | undefined;
+  // Deleted since the first statement (no path deletes teams today): as the first statement
+  // would have answered a moment later.
+  if (row === undefined) return undefined;
+  const split = splitTeamRow(row);
+  const entry: TeamAndTariff = { team: Object.freeze(split.team), tariff: split.tariff && Object.freeze(split.tariff) };
+  if (teamsByFingerprint.size >= TEAMS_BY_FINGERPRINT_MAX) teamsByFingerprint.clear();
+  // Under the fingerprint of the row it came from; if the team changed between the two
+  // statements, this request uses the newer row (never an older one).
+  teamsByFingerprint.set(row.team__fp, entry);
+  return entry;
+}
 
 export interface CallerRow {
   key: ApiKeyRow;
@@ -142,7 +205,14 @@ export interface CallerRow {
  * statement. Undefined when no key has that hash.
  */
 export async function findCaller(db: Executor, hash: string, tenantId: string | null, withListState: boolean): Promise<CallerRow | undefined> {
-  const query = withListState ? callerWithListStateByKeyHash : callerByKeyHash;
+  const byFingerprint = dialectOf(db) === 'postgres';
+  const query = byFingerprint
+    ? withListState
+      ? callerFpWithListStateByKeyHash
+      : callerFpByKeyHash
+    : withListState
+      ? callerWithListStateByKeyHash
+      : callerByKeyHash;
   const row = (await query(db, { hash, tenantId }))[0] as Record<string, unknown> | undefined;
   if (row === undefined) return undefined;
   const key = {
@@ -153,12 +223,24 @@ export async function findCaller(db: Executor, hash: string, tenantId: string | 
     secret_hash: row.key__secret_hash,
     active: row.key__active,
   } as ApiKeyRow satisfies Record<(typeof KEY_COLUMNS)[number], unknown>;
-  const { team, tariff } = splitTeamRow(row);
-  const found = row.id != null;
+  let team: TeamRow | undefined;
+  let tariff: TariffRow | undefined;
+  if (byFingerprint) {
+    // The team and tariff rows travel as their fingerprint (PostgreSQL: 10 columns to describe
+    // and parse per request instead of 29); parsed once per content and process.
+    const fingerprint = row.team__fp as string | null;
+    const teamId = key.kind === 'service' ? tenantId : key.team_id;
+    const entry = fingerprint === null || teamId === null ? undefined : await teamByFingerprint(db, teamId, fingerprint);
+    team = entry?.team;
+    tariff = entry?.tariff;
+  } else if (row.id != null) {
+    ({ team, tariff } = splitTeamRow(row));
+  }
+  const found = team !== undefined;
   // PostgreSQL answers sum() as numeric text and count(*) as bigint.
   const listState =
     found && withListState ? { documents: Number(row.list__documents ?? 0), version: Number(row.list__version ?? 0) } : undefined;
-  return { key, rank: Number(row.key__rank), team: found ? team : undefined, tariff: found ? tariff : undefined, listState };
+  return { key, rank: Number(row.key__rank), team, tariff, listState };
 }
 
 export async function findTeam(db: Executor, teamId: string): Promise<TeamRow | undefined> {

@@ -1,7 +1,9 @@
 /**
  * AuthService: every authentication is ONE statement (the key by its hash, its rank, the team
  * it acts for, the team's tariff and, when asked, the team's list state), so a deactivated key
- * is refused on the very next request, with no second of grace, and nothing is cached per node.
+ * is refused on the very next request, with no second of grace. Nothing is cached per node but,
+ * on PostgreSQL, the parse of a team and tariff content by its fingerprint (never stale: a changed
+ * row has another fingerprint).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/db/database.js';
@@ -27,6 +29,9 @@ const creds = (secret: string, tenantId: string | null = null) => ({ source: 'x-
 describe('API key lookups', () => {
   it('reads the key, its team, the tariff and the list state in one statement', async () => {
     const auth = new AuthService(db.db, 'demo-token');
+    // PostgreSQL reads the team and tariff rows as their fingerprint and parses each content
+    // once per process (a second statement the first time): warm it.
+    await auth.authenticate(creds(ACME_KEY), { listState: true });
     let ctx: Awaited<ReturnType<AuthService['authenticate']>> | undefined;
     const texts = await statementsDuring(async () => {
       ctx = await auth.authenticate(creds(ACME_KEY), { listState: true });
@@ -39,6 +44,27 @@ describe('API key lookups', () => {
     // Not asked for: not read.
     const plain = await auth.authenticate(creds(ACME_KEY));
     expect(plain.mode === 'live' && plain.listState).toBeUndefined();
+  });
+
+  it('shows a change of the team or of its tariff on the very next request, its parse cached (PostgreSQL: by fingerprint)', async () => {
+    const auth = new AuthService(db.db, 'demo-token');
+    const before = await auth.authenticate(creds(ACME_KEY));
+    const tariffId = before.mode === 'live' ? before.team.tariff_id : null;
+    expect(tariffId).not.toBeNull();
+    const tariff = await db.db.selectFrom('tariffs').selectAll().where('id', '=', tariffId as string).executeTakeFirstOrThrow();
+    const team = await db.db.selectFrom('teams').selectAll().where('id', '=', 'acme').executeTakeFirstOrThrow();
+    try {
+      await db.db.updateTable('teams').set({ locale: 'en' }).where('id', '=', 'acme').execute();
+      await expect(auth.authenticate(creds(ACME_KEY))).resolves.toMatchObject({ team: { id: 'acme', locale: 'en' } });
+      await db.db.updateTable('tariffs').set({ max_organizations: tariff.max_organizations + 5 }).where('id', '=', tariffId as string).execute();
+      await expect(auth.authenticate(creds(ACME_KEY))).resolves.toMatchObject({ tariff: { max_organizations: tariff.max_organizations + 5 } });
+    } finally {
+      await db.db.updateTable('teams').set({ locale: team.locale }).where('id', '=', 'acme').execute();
+      await db.db.updateTable('tariffs').set({ max_organizations: tariff.max_organizations }).where('id', '=', tariffId as string).execute();
+    }
+    // Back to the first content: the same answer as at first (served from the parse kept for it).
+    const again = await auth.authenticate(creds(ACME_KEY));
+    expect(again).toEqual(before);
   });
 
   it('refuses a deactivated key on the very next request, and accepts it again at once', async () => {
@@ -71,6 +97,9 @@ describe('API key lookups', () => {
 
   it('a service key acts for the team x-tenant-id names, read in the same statement', async () => {
     const auth = new AuthService(db.db, 'demo-token');
+    // PostgreSQL reads the team and tariff rows as their fingerprint and parses each content
+    // once per process (a second statement the first time): warm it.
+    await auth.authenticate(creds(ACME_KEY), { listState: true });
     let ctx: Awaited<ReturnType<AuthService['authenticate']>> | undefined;
     const texts = await statementsDuring(async () => {
       ctx = await auth.authenticate(creds(SERVICE_KEY, 'acme'), { listState: true });
