@@ -28,10 +28,11 @@ const creds = (secret: string, tenantId: string | null = null) => ({ source: 'x-
 
 describe('API key lookups', () => {
   it('reads the key, its team, the tariff and the list state in one statement', async () => {
-    const auth = new AuthService(db.db, 'demo-token');
     // PostgreSQL reads the team and tariff rows as their fingerprint and parses each content
-    // once per process (a second statement the first time): warm it.
-    await auth.authenticate(creds(ACME_KEY), { listState: true });
+    // once per process (a second statement the first time): warm that with another instance,
+    // so that this one's own SQLite caller cache (per instance) starts empty.
+    await new AuthService(db.db, 'demo-token').authenticate(creds(ACME_KEY), { listState: true });
+    const auth = new AuthService(db.db, 'demo-token');
     let ctx: Awaited<ReturnType<AuthService['authenticate']>> | undefined;
     const texts = await statementsDuring(async () => {
       ctx = await auth.authenticate(creds(ACME_KEY), { listState: true });
@@ -96,10 +97,11 @@ describe('API key lookups', () => {
   });
 
   it('a service key acts for the team x-tenant-id names, read in the same statement', async () => {
-    const auth = new AuthService(db.db, 'demo-token');
     // PostgreSQL reads the team and tariff rows as their fingerprint and parses each content
-    // once per process (a second statement the first time): warm it.
-    await auth.authenticate(creds(ACME_KEY), { listState: true });
+    // once per process (a second statement the first time): warm that with another instance,
+    // so that this one's own SQLite caller cache (per instance) starts empty.
+    await new AuthService(db.db, 'demo-token').authenticate(creds(ACME_KEY), { listState: true });
+    const auth = new AuthService(db.db, 'demo-token');
     let ctx: Awaited<ReturnType<AuthService['authenticate']>> | undefined;
     const texts = await statementsDuring(async () => {
       ctx = await auth.authenticate(creds(SERVICE_KEY, 'acme'), { listState: true });
