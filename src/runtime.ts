@@ -90,8 +90,9 @@ export function createRateLimitStore(config: Config, shared: RateLimitStore | nu
     const store = shared ?? new MemoryStore();
     return { store, close: () => store.close() };
   }
-  // Fail fast when Redis is unreachable so the limiter can fail open instead of stalling requests.
-  const redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500 });
+  // Fail fast when Redis is unreachable so the limiter can fail open instead of stalling requests;
+  // the store times a count out itself (RedisStore `timeoutMs`, 500 ms), not ioredis.
+  const redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   redis.on('error', () => undefined);
   const store = new RedisStore(redis);
   return {

@@ -1,16 +1,27 @@
 /**
  * An API process's end of the IPC channel to the primary: calls with an id, each answered by
- * the reply carrying that id or failed after its timeout; the number waiting is bounded. When
+ * the reply carrying that id or failed after its timeout; the number waiting is bounded.
+ *
+ * A call's timeout measures the primary, not this process: it starts when the call is written
+ * to the channel (calls wait for the end of the turn, in a batch), and an answer that came in
+ * time but is still unread when it expires is taken (src/shared/reply-timeout.ts). Otherwise a
+ * busy API process would take its own slowness for the primary's and fail calls the primary had
+ * answered: a rate-limit count that fails is served uncounted. When
  * the channel closes (the primary is gone) Node's cluster module ends this process at once
  * (`process.exit(0)` on 'disconnect'): nothing here outlives it.
  */
+import { setReplyTimeout } from '../shared/reply-timeout.js';
 import { Batcher } from './batcher.js';
 import { isOurs, LIMITS, type CallOp, type ToApiProcess, type ToPrimary } from './messages.js';
 
 interface Pending {
   resolve(value: unknown): void;
   reject(err: Error): void;
-  timer: NodeJS.Timeout;
+  op: CallOp;
+  timeoutMs: number;
+  onTimeout: ((id: number) => void) | undefined;
+  /** Set once the call is written to the channel. */
+  timer: NodeJS.Timeout | null;
 }
 
 export class PrimaryUnavailableError extends Error {
@@ -34,6 +45,7 @@ export class PrimaryChannel {
   private readonly listeners = new Map<string, (message: ToApiProcess) => void>();
   private readonly outbox = new Batcher<ToPrimary>((batch) => {
     if (process.connected && process.send) process.send(batch);
+    for (const message of batch.messages) if (message.kind === 'invoicing:call') this.arm(message.id);
   });
 
   constructor() {
@@ -55,14 +67,21 @@ export class PrimaryChannel {
     }
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        onTimeout?.(id);
-        reject(new CallTimeoutError(op, timeoutMs));
-      }, timeoutMs);
-      this.pending.set(id, { resolve, reject, timer });
+      this.pending.set(id, { resolve, reject, op, timeoutMs, onTimeout, timer: null });
       this.send({ kind: 'invoicing:call', id, op, args });
     });
+  }
+
+  /** Starts a written call's timeout. */
+  private arm(id: number): void {
+    const call = this.pending.get(id);
+    if (call === undefined || call.timer !== null) return;
+    call.timer = setReplyTimeout(() => {
+      if (this.pending.get(id) !== call) return;
+      this.pending.delete(id);
+      call.onTimeout?.(id);
+      call.reject(new CallTimeoutError(call.op, call.timeoutMs));
+    }, call.timeoutMs);
   }
 
   /** A one-way message, sent with the others of this turn; dropped when the channel is closed (the process is ending then). */
@@ -95,7 +114,7 @@ export class PrimaryChannel {
     // Unknown id: the call timed out meanwhile (its timeout has already dealt with it).
     if (call === undefined) return;
     this.pending.delete(message.id);
-    clearTimeout(call.timer);
+    if (call.timer !== null) clearTimeout(call.timer);
     if (message.error !== undefined) call.reject(new Error(message.error));
     else call.resolve(message.value);
   }

@@ -12,7 +12,7 @@ import type { PrimaryChannel } from './primary-channel.js';
 
 /**
  * How long a count may wait for the primary. Past it the call fails and the limiter fails
- * open (serves the request, logs a warning), as with an unreachable Redis (commandTimeout 500).
+ * open (serves the request, logs a warning), as with an unreachable Redis (RedisStore's `timeoutMs`, 500).
  */
 export const CONSUME_TIMEOUT_MS = 500;
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import net from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { formatRateLimit, formatRateLimitPolicy } from '../../src/http/rate-limit/headers.js';
@@ -225,6 +226,45 @@ describe('redis store errors', () => {
     const store = new RedisStore(redis);
     await expect(store.consume([rule()], Date.now())).rejects.toThrow();
     redis.disconnect();
+  });
+
+  it('fails a count that Redis does not answer within timeoutMs', async () => {
+    // A server that takes the connection and the command and never answers.
+    const sockets = new Set<net.Socket>();
+    const silent = net.createServer((socket) => sockets.add(socket.on('data', () => undefined)));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as net.AddressInfo).port;
+    const redis = new Redis({ host: '127.0.0.1', port, enableOfflineQueue: false, enableReadyCheck: false, disableClientInfo: true, maxRetriesPerRequest: 1 });
+    redis.on('error', () => {});
+    try {
+      await new Promise((resolve) => redis.once('ready', resolve));
+      const store = new RedisStore(redis, { timeoutMs: 300 });
+      const started = performance.now();
+      await expect(store.consume([rule()], Date.now())).rejects.toThrow('Redis did not answer a rate-limit count within 300 ms');
+      expect(performance.now() - started).toBeGreaterThanOrEqual(295);
+    } finally {
+      redis.disconnect();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it.skipIf(!REDIS_URL)('takes an answer that came in time while the event loop was busy past timeoutMs', async () => {
+    const redis = new Redis(REDIS_URL!, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    const prefix = `test:rl:${randomUUID()}:`;
+    await new Promise((resolve) => redis.once('ready', resolve));
+    try {
+      const store = new RedisStore(redis, { prefix, timeoutMs: 200 });
+      await store.consume([rule({ key: 'key:warm' })], Date.now()); // loads the script
+      const counts = Array.from({ length: 8 }, () => store.consume([rule({ key: 'key:busy', limit: 5, windowSec: 3_600 })], Date.now()));
+      const busyUntil = performance.now() + 500;
+      while (performance.now() < busyUntil);
+      const results = await Promise.all(counts);
+      expect(results.filter((r) => r.allowed)).toHaveLength(5);
+    } finally {
+      await deleteByPrefix(redis, prefix);
+      redis.disconnect();
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { withReplyTimeout } from '../../shared/reply-timeout.js';
 import type { ConsumeResult, LimitRule, RateLimitStore } from './rate-limit.types.js';
 import { buildConsumeResult, windowOf } from './rules.js';
 
@@ -11,6 +12,12 @@ export interface RedisStoreOptions {
    * at zero, a counter that Redis already dropped at the end of the window.
    */
   expiryGraceMs?: number;
+  /**
+   * How long a count waits for Redis's answer before it fails (and the limiter fails open).
+   * Measured as src/shared/reply-timeout.ts does: an answer that came in time while this
+   * process's event loop was busy is taken, where ioredis' `commandTimeout` would fail it.
+   */
+  timeoutMs?: number;
 }
 
 /**
@@ -52,10 +59,11 @@ interface ConsumeCommand {
  * come from the caller's `nowMs` (aligned to the epoch, like the memory store); Redis'
  * own clock only runs the TTLs that garbage-collect old windows.
  *
- * Errors are not swallowed: when Redis is unreachable or the script fails, `consume`
- * rejects and the caller decides whether to fail open. Set `maxRetriesPerRequest`,
- * `enableOfflineQueue: false` or `commandTimeout` on the connection so that rejection
- * comes quickly instead of after ioredis' reconnect retries.
+ * Errors are not swallowed: when Redis is unreachable, does not answer within `timeoutMs` or
+ * the script fails, `consume` rejects and the caller decides whether to fail open. Set
+ * `maxRetriesPerRequest` and `enableOfflineQueue: false` on the connection so that rejection
+ * comes quickly instead of after ioredis' reconnect retries (and leave its `commandTimeout`
+ * unset: see `timeoutMs`).
  *
  * Keys of one call live in different slots, so this needs a single Redis (or a primary
  * with replicas), not Redis Cluster.
@@ -63,6 +71,7 @@ interface ConsumeCommand {
 export class RedisStore implements RateLimitStore {
   private readonly prefix: string;
   private readonly expiryGraceMs: number;
+  private readonly timeoutMs: number;
 
   /** The caller owns `redis`: this store never connects or quits it. */
   constructor(
@@ -71,6 +80,7 @@ export class RedisStore implements RateLimitStore {
   ) {
     this.prefix = options.prefix ?? 'inv:rl:';
     this.expiryGraceMs = options.expiryGraceMs ?? 1_000;
+    this.timeoutMs = options.timeoutMs ?? 500;
     // Idempotent: redefining the same script on a shared connection is harmless.
     redis.defineCommand(COMMAND, { lua: CONSUME_LUA });
   }
@@ -87,7 +97,11 @@ export class RedisStore implements RateLimitStore {
       args.push(rule.limit, Math.max(1, window.endMs - nowMs) + this.expiryGraceMs);
     }
     const command = (this.redis as unknown as ConsumeCommand)[COMMAND];
-    const reply = await command.call(this.redis, keys.length, ...keys, ...args);
+    const reply = await withReplyTimeout(
+      command.call(this.redis, keys.length, ...keys, ...args),
+      this.timeoutMs,
+      () => new Error(`Redis did not answer a rate-limit count within ${this.timeoutMs} ms`),
+    );
     const [allowedFlag, ...counts] = parseReply(reply, rules.length);
     return buildConsumeResult(rules, counts, allowedFlag === 1, nowMs);
   }

@@ -1,7 +1,8 @@
 /**
- * The SQLite write lock across processes (src/cluster/write-lock.ts): a primary and three API
- * processes of src/cluster/ (lock-fixture.ts) taking the lock in turns, dying while holding it,
- * and giving up a request that waited too long.
+ * What API processes share through the primary of src/cluster/ (cluster-fixture.ts): the SQLite
+ * write lock (src/cluster/write-lock.ts) taken in turns, released when its holder dies, given up
+ * by a request that waited too long; and the rate-limit counters (src/cluster/rate-limits.ts)
+ * while an API process's event loop is busy.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -29,7 +30,7 @@ afterAll(async () => {
 async function scenario(name: string, done: (lines: string[]) => boolean): Promise<string[]> {
   const file = path.join(tmp, `${name}.log`);
   fs.writeFileSync(file, '');
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'test/cluster/lock-fixture.ts'), name, file], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'test/cluster/cluster-fixture.ts'), name, file], {
     cwd: REPO_ROOT,
     env: childEnv({}),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -70,5 +71,17 @@ describe('the write lock across processes', () => {
     expect(lines).toContain('timed out 2: WriteLockTimeoutError SQLITE_BUSY');
     expect(lines).not.toContain('granted 2 while 1 held it');
     expect(lines.indexOf('released 1')).toBeLessThan(lines.indexOf('granted 2'));
+  });
+});
+
+describe('the rate-limit counters through the primary', () => {
+  it("takes the primary's answers that arrived while the API process was too busy to read them", async () => {
+    const lines = await scenario('count-while-busy', (l) => l.includes('done 1'));
+    // Not a timeout (which the limiter would serve uncounted): the primary had answered in time.
+    for (const when of ['before', 'after']) {
+      const results = lines.filter((l) => l.startsWith(`${when} `));
+      expect(results.filter((l) => l === `${when} allowed`), results.join(', ')).toHaveLength(5);
+      expect(results.filter((l) => l === `${when} refused`), results.join(', ')).toHaveLength(7);
+    }
   });
 });
