@@ -4,6 +4,7 @@
  * parsed. A 5xx body carries only `internal_error` and the request id; the detail goes to the log.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseBusy } from '../db/errors.js';
 import { ApiError, type ErrorBody } from '../shared/errors.js';
 
 function describeValidation(error: FastifyError): string {
@@ -42,6 +43,14 @@ export function toApiError(error: unknown): ApiError | null {
       return new ApiError('invalid_request', { details: 'Content-Length does not match the body' });
     default:
       break;
+  }
+  // A write that did not get SQLite's write lock in time wrote nothing: the client may retry it.
+  if (isDatabaseBusy(err)) {
+    return new ApiError(
+      'not_ready',
+      { details: 'the database is busy with other writes and this one waited its limit; nothing was written: retry after Retry-After', retry_after_sec: 1 },
+      { 'retry-after': '1' },
+    );
   }
   // JSON.parse errors from the body parser carry statusCode 400 and a SyntaxError.
   if (err instanceof SyntaxError && err.statusCode === 400) {

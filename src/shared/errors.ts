@@ -115,7 +115,7 @@ export const ErrorBody = Type.Object(
     document_public_id: Type.Optional(Type.String({ description: 'The document concerned, when there is one.' })),
     document_kind: Type.Optional(Type.String({ description: 'Kind of the document concerned (`invoice`).' })),
     demo_public_id: Type.Optional(Type.String({ description: 'In demo mode: the id of the published sample document.' })),
-    retry_after_sec: Type.Optional(Type.Integer({ minimum: 1, description: '429 only: seconds to wait before retrying.' })),
+    retry_after_sec: Type.Optional(Type.Integer({ minimum: 1, description: '429 and 503: seconds to wait before retrying (as the Retry-After header).' })),
     request_id: Type.Optional(Type.String({ description: '500 only: the request id to quote to the operator.' })),
   },
   { $id: 'ErrorBody', additionalProperties: false, description: 'The error shape of every non-2xx response.' },

@@ -71,7 +71,7 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
         response: {
           200: ref(InvoiceWriteResponse, 'Created.'),
           207: ref(InvoiceWriteResponse, 'Created; some planned e-mails were not sent (see `notifications`).'),
-          ...errorResponses(400, 401, 403, 409, 413, 429, 500),
+          ...errorResponses(400, 401, 403, 409, 413, 429, 500, 503),
         },
       },
     },
@@ -102,7 +102,7 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
         response: {
           200: ref(InvoiceWriteResponse, 'Updated.'),
           207: ref(InvoiceWriteResponse, 'Updated; some planned e-mails were not sent.'),
-          ...errorResponses(400, 401, 403, 404, 409, 413, 429, 500),
+          ...errorResponses(400, 401, 403, 404, 409, 413, 429, 500, 503),
         },
       },
     },
