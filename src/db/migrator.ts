@@ -19,6 +19,7 @@ import * as searchIndexBatched from './migrations/2026-11-26T1510_search_index_b
 import * as listInsertStatementTriggers from './migrations/2026-11-26T1530_list_insert_statement_triggers.js';
 import * as shareLinkVersions from './migrations/2026-11-26T1540_share_link_versions.js';
 import * as listIndexSearchText from './migrations/2026-11-26T1550_list_index_search_text.js';
+import * as emailQuotaShards from './migrations/2026-11-27T0900_email_quota_shards.js';
 
 const migrations: Record<string, Migration> = {
   '2026-11-25T2200_spine': spine,
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26T1530_list_insert_statement_triggers': listInsertStatementTriggers,
   '2026-11-26T1540_share_link_versions': shareLinkVersions,
   '2026-11-26T1550_list_index_search_text': listIndexSearchText,
+  '2026-11-27T0900_email_quota_shards': emailQuotaShards,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -299,10 +299,20 @@ export interface EmailQuotaTable {
   updated_at: string;
 }
 
+/** PostgreSQL: shards 1–15 of a team's day; shard 0 is the `email_quota` row (quota.ts). */
+export interface EmailQuotaShardsTable {
+  team_id: string;
+  day: string;
+  shard: number;
+  reserved: number;
+  updated_at: string;
+}
+
 // Declaration merging keeps this section append-only.
 export interface Database {
   outbox: OutboxTable;
   email_quota: EmailQuotaTable;
+  email_quota_shards: EmailQuotaShardsTable;
 }
 
 export type OutboxRow = Selectable<OutboxTable>;

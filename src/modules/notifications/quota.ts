@@ -1,33 +1,53 @@
 /**
  * The tariff's `emails_per_day`: e-mails let through the gate per team and UTC day.
  *
- * Atomic on both databases and across instances sharing the database: insert the day's
- * counter, or add to it only while the sum stays within the limit, and return the new value;
- * no row back means the e-mails did not fit. It runs inside the document's transaction, so a
- * reservation exists exactly when its outbox rows do (an aborted write gives its e-mails back).
- * On PostgreSQL the counter row stays locked until commit, which orders concurrent writes of
- * one team; other teams are not affected.
+ * Atomic on both databases and across instances sharing the database, and inside the
+ * document's transaction, so a reservation exists exactly when its outbox rows do (an aborted
+ * write gives its e-mails back).
  *
- * A write's e-mails are reserved together: one statement for all of them while the quota has
- * room (the common case), and one at a time, in recipient order, only when they do not all fit,
- * so the first recipients take what is left and the rest are blocked. The statement is compiled
- * once (src/db/prepared-query.ts).
+ * SQLite (one writer at a time): one row per team and day; insert it, or add to it only while
+ * the sum stays within the limit, one statement.
  *
- * What counts: every e-mail let through at enqueue time, whether it is then delivered or not;
- * retries of it do not count again. Malformed addresses and e-mails stopped by another gate
- * do not count.
+ * PostgreSQL: a row's lock is held from the reservation to the commit, so with one row a team's
+ * e-mail-sending writes queued behind each other on every node (a bulk run of one team ran at a
+ * third of its plain creates, every connection waiting on that lock). So a day is `SHARDS` rows
+ * (shard 0 the `email_quota` row, 1–15 rows of `email_quota_shards`, migration
+ * 2026-11-27T0900), shard k allowed its share of the limit L, `floor(L / SHARDS) + (k < L %
+ * SHARDS ? 1 : 0)`: the shares add up to L and no row passes its share (checked under its lock),
+ * so the day never passes L. A write reserves all its e-mails in a shard drawn at random, with an
+ * UPDATE within the share, or an INSERT of the row if it is missing, neither of which locks a row
+ * it does not change. When that shard has no room for all of them, the write takes what each
+ * shard has left in ascending shard order, locking each row as it reads it (FOR UPDATE): a write
+ * holds its locks in that order and only waits for higher ones, so two writes cannot deadlock on
+ * the quota. Near the limit the last e-mails go to whichever write locks a shard with room first;
+ * the total stays exact.
+ *
+ * A write's e-mails are reserved together; when they do not all fit, the first recipients take
+ * what is left and the rest are blocked. What counts: every e-mail let through at enqueue time,
+ * whether it is then delivered or not; retries of it do not count again. Malformed addresses and
+ * e-mails stopped by another gate do not count. The statements are compiled once
+ * (src/db/prepared-query.ts).
  */
+import crypto from 'node:crypto';
 import { sql } from 'kysely';
-import type { Executor } from '../../db/database.js';
+import { dialectOf, type Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared-query.js';
+
+/** PostgreSQL's shard rows per team and day. */
+export const SHARDS = 16;
 
 /** The UTC calendar day of `date`, `YYYY-MM-DD`. */
 export function utcDay(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
 
-/** Adds `count` to the day's counter if the sum stays within `limit`; a row back when it did. */
-const reserve = preparedQuery<'teamId' | 'day' | 'count' | 'limit' | 'now', { reserved: number }>((db, p) =>
+/** Shard `shard`'s part of `limit` (PostgreSQL). */
+export function shareOf(shard: number, limit: number): number {
+  return Math.floor(limit / SHARDS) + (shard < limit % SHARDS ? 1 : 0);
+}
+
+/** Adds `count` to the day's row if the sum stays within `limit`; a row back when it did (SQLite). */
+const reserveInOneRow = preparedQuery<'teamId' | 'day' | 'count' | 'limit' | 'now', { reserved: number }>((db, p) =>
   db
     .insertInto('email_quota')
     .values({ team_id: p('teamId'), day: p('day'), reserved: p('count'), updated_at: p('now') })
@@ -40,17 +60,135 @@ const reserve = preparedQuery<'teamId' | 'day' | 'count' | 'limit' | 'now', { re
     .returning('reserved'),
 );
 
+type ShardParams = 'teamId' | 'day' | 'shard' | 'now';
+
+/** PostgreSQL's statements on one shard's row: shard 0 is `email_quota`, 1–15 `email_quota_shards`. */
+interface ShardStatements {
+  /** Adds `count` if the row stays within `share`; a row back when it did. Locks only a row it changes. */
+  addWithin: (db: Executor, values: Record<ShardParams | 'count' | 'share', unknown>) => Promise<Array<{ reserved: number }>>;
+  /** The row, new, holding `count`; nothing back if it exists. */
+  insert: (db: Executor, values: Record<ShardParams | 'count', unknown>) => Promise<Array<{ reserved: number }>>;
+  /** The row read under its lock (FOR UPDATE). */
+  lock: (db: Executor, values: Record<ShardParams, unknown>) => Promise<Array<{ reserved: number }>>;
+  /** Adds `count` (the caller holds the row's lock and checked the share). */
+  add: (db: Executor, values: Record<ShardParams | 'count', unknown>) => Promise<unknown[]>;
+}
+
+const firstShard: ShardStatements = {
+  addWithin: preparedQuery<ShardParams | 'count' | 'share', { reserved: number }>((db, p) =>
+    db
+      .updateTable('email_quota')
+      .set({ reserved: sql<number>`reserved + ${p('count')}::int`, updated_at: p('now') })
+      .where('team_id', '=', p('teamId'))
+      .where('day', '=', p('day'))
+      .where(sql<number>`reserved + ${p('count')}::int`, '<=', p('share'))
+      .returning('reserved'),
+  ),
+  insert: preparedQuery<ShardParams | 'count', { reserved: number }>((db, p) =>
+    db
+      .insertInto('email_quota')
+      .values({ team_id: p('teamId'), day: p('day'), reserved: p('count'), updated_at: p('now') })
+      .onConflict((oc) => oc.doNothing())
+      .returning('reserved'),
+  ),
+  lock: preparedQuery<ShardParams, { reserved: number }>((db, p) =>
+    db.selectFrom('email_quota').select('reserved').where('team_id', '=', p('teamId')).where('day', '=', p('day')).forUpdate(),
+  ),
+  add: preparedQuery<ShardParams | 'count', never>((db, p) =>
+    db
+      .updateTable('email_quota')
+      .set({ reserved: sql<number>`reserved + ${p('count')}::int`, updated_at: p('now') })
+      .where('team_id', '=', p('teamId'))
+      .where('day', '=', p('day')),
+  ),
+};
+
+const otherShards: ShardStatements = {
+  addWithin: preparedQuery<ShardParams | 'count' | 'share', { reserved: number }>((db, p) =>
+    db
+      .updateTable('email_quota_shards')
+      .set({ reserved: sql<number>`reserved + ${p('count')}::int`, updated_at: p('now') })
+      .where('team_id', '=', p('teamId'))
+      .where('day', '=', p('day'))
+      .where('shard', '=', p('shard'))
+      .where(sql<number>`reserved + ${p('count')}::int`, '<=', p('share'))
+      .returning('reserved'),
+  ),
+  insert: preparedQuery<ShardParams | 'count', { reserved: number }>((db, p) =>
+    db
+      .insertInto('email_quota_shards')
+      .values({ team_id: p('teamId'), day: p('day'), shard: p('shard'), reserved: p('count'), updated_at: p('now') })
+      .onConflict((oc) => oc.doNothing())
+      .returning('reserved'),
+  ),
+  lock: preparedQuery<ShardParams, { reserved: number }>((db, p) =>
+    db
+      .selectFrom('email_quota_shards')
+      .select('reserved')
+      .where('team_id', '=', p('teamId'))
+      .where('day', '=', p('day'))
+      .where('shard', '=', p('shard'))
+      .forUpdate(),
+  ),
+  add: preparedQuery<ShardParams | 'count', never>((db, p) =>
+    db
+      .updateTable('email_quota_shards')
+      .set({ reserved: sql<number>`reserved + ${p('count')}::int`, updated_at: p('now') })
+      .where('team_id', '=', p('teamId'))
+      .where('day', '=', p('day'))
+      .where('shard', '=', p('shard')),
+  ),
+};
+
+const statementsOf = (shard: number): ShardStatements => (shard === 0 ? firstShard : otherShards);
+
 /**
  * Takes up to `count` e-mails from the team's quota for `day`, in order: returns how many were
- * let through (the first ones), 0 when `limit` is already reached.
+ * let through (the first ones), 0 when `limit` is already reached. One call per transaction
+ * (the write path makes one): a second could hold a higher shard while locking lower ones.
  */
 export async function reserveEmails(db: Executor, teamId: string, day: string, limit: number, count: number, now: string): Promise<number> {
   if (limit <= 0 || count <= 0) return 0;
-  // All at once; a new day's counter starts at `count`, so only when that fits the limit.
-  if (count <= limit && (await reserve(db, { teamId, day, count, limit, now })).length > 0) return count;
+  if (dialectOf(db) === 'postgres') return reserveInShards(db, teamId, day, limit, count, now);
+  // All at once; a new day's row starts at `count`, so only when that fits the limit.
+  if (count <= limit && (await reserveInOneRow(db, { teamId, day, count, limit, now })).length > 0) return count;
   if (count === 1) return 0;
   let granted = 0;
-  while (granted < count && (await reserve(db, { teamId, day, count: 1, limit, now })).length > 0) granted++;
+  while (granted < count && (await reserveInOneRow(db, { teamId, day, count: 1, limit, now })).length > 0) granted++;
+  return granted;
+}
+
+async function reserveInShards(db: Executor, teamId: string, day: string, limit: number, count: number, now: string): Promise<number> {
+  // The common case: a shard drawn at random has room for all of them.
+  const home = crypto.randomInt(SHARDS);
+  const share = shareOf(home, limit);
+  if (count <= share) {
+    const values = { teamId, day, shard: home, count, share, now };
+    const at = statementsOf(home);
+    if ((await at.addWithin(db, values)).length > 0 || (await at.insert(db, values)).length > 0) return count;
+  }
+  // Otherwise what each shard has left, in ascending order, each row locked as it is read.
+  let granted = 0;
+  for (let shard = 0; shard < SHARDS && granted < count; shard++) {
+    const room = shareOf(shard, limit);
+    if (room === 0) continue;
+    const at = statementsOf(shard);
+    const key = { teamId, day, shard, now };
+    let [row] = await at.lock(db, key);
+    if (row === undefined) {
+      const take = Math.min(count - granted, room);
+      // A new row holding what it takes; when another write created it meanwhile, read that one.
+      if ((await at.insert(db, { ...key, count: take })).length > 0) {
+        granted += take;
+        continue;
+      }
+      [row] = await at.lock(db, key);
+    }
+    const take = Math.min(count - granted, room - (row?.reserved ?? room));
+    if (take <= 0) continue;
+    await at.add(db, { ...key, count: take });
+    granted += take;
+  }
   return granted;
 }
 
@@ -59,8 +197,15 @@ export async function reserveEmail(db: Executor, teamId: string, day: string, li
   return (await reserveEmails(db, teamId, day, limit, 1, now)) === 1;
 }
 
-/** E-mails already let through for the team on `day`. */
+/** E-mails already let through for the team on `day` (every shard). */
 export async function reservedOn(db: Executor, teamId: string, day: string): Promise<number> {
-  const row = await db.selectFrom('email_quota').select('reserved').where('team_id', '=', teamId).where('day', '=', day).executeTakeFirst();
-  return row?.reserved ?? 0;
+  const first = await db.selectFrom('email_quota').select('reserved').where('team_id', '=', teamId).where('day', '=', day).executeTakeFirst();
+  if (dialectOf(db) !== 'postgres') return first?.reserved ?? 0;
+  const others = await db
+    .selectFrom('email_quota_shards')
+    .select((eb) => eb.fn.sum<number | string | null>('reserved').as('n'))
+    .where('team_id', '=', teamId)
+    .where('day', '=', day)
+    .executeTakeFirst();
+  return (first?.reserved ?? 0) + Number(others?.n ?? 0);
 }

@@ -6,6 +6,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { TestApp, TestAppOptions } from '../../helpers/app.js';
 import { ACME_KEY } from '../../helpers/fixtures.js';
 import { parseMail, type ParsedMail, type TestSmtpServer } from './smtp-helpers.js';
+import { reservedOn } from '../../../src/modules/notifications/quota.js';
 
 /** Fast enough for tests, still long enough for loopback SMTP; retries come after ~0.2 s. */
 /**
@@ -86,8 +87,7 @@ export async function countRows(t: TestApp, table: 'invoices' | 'share_links' | 
 
 export async function reserved(t: TestApp, teamId: string): Promise<number> {
   const day = new Date().toISOString().slice(0, 10);
-  const row = await t.db.db.selectFrom('email_quota').select('reserved').where('team_id', '=', teamId).where('day', '=', day).executeTakeFirst();
-  return row?.reserved ?? 0;
+  return reservedOn(t.db.db, teamId, day);
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

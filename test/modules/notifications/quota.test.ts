@@ -5,7 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../../src/db/database.js';
 import { createMailTransport, NotificationService } from '../../../src/modules/notifications/index.js';
-import { reservedOn, reserveEmail, reserveEmails, utcDay } from '../../../src/modules/notifications/quota.js';
+import { sql } from 'kysely';
+import { up as shardQuota } from '../../../src/db/migrations/2026-11-27T0900_email_quota_shards.js';
+import { reservedOn, reserveEmail, reserveEmails, shareOf, SHARDS, utcDay } from '../../../src/modules/notifications/quota.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { createTestDb, usingPostgres, type TestDatabase } from '../../helpers/db.js';
 import { BASES, createAndDeliver, createDocument, seedTeams } from './fixtures.js';
@@ -29,6 +31,17 @@ afterAll(async () => {
 });
 
 const now = () => new Date().toISOString();
+
+/** [shard, reserved] of a team's day: shard 0 is the email_quota row, 1-15 email_quota_shards (PostgreSQL). */
+async function shardRows(team: string, day: string): Promise<Array<[number, number]>> {
+  const first = await db.db.selectFrom('email_quota').select('reserved').where('team_id', '=', team).where('day', '=', day).execute();
+  const rows: Array<[number, number]> = first.map((r) => [0, Number(r.reserved)]);
+  if (usingPostgres()) {
+    const others = await db.db.selectFrom('email_quota_shards').select(['shard', 'reserved']).where('team_id', '=', team).where('day', '=', day).orderBy('shard').execute();
+    for (const r of others) rows.push([Number(r.shard), Number(r.reserved)]);
+  }
+  return rows;
+}
 
 describe('reserveEmail', () => {
   it('lets exactly the limit through under concurrent transactions from two instances', async () => {
@@ -74,6 +87,85 @@ describe('reserveEmail', () => {
     const granted = (await Promise.all(attempts)).reduce((a, b) => a + b, 0);
     expect(granted).toBe(11);
     expect(await reservedOn(db.db, 'acme', day)).toBe(11);
+  });
+
+  it('takes what is left across the shards when a write does not fit in its own, never more than the limit', async () => {
+    const day = '2026-01-18';
+    // 40 a day: on PostgreSQL shares of 3 (shards 0-7) and 2 (8-15); 5 fit no share at once.
+    expect(await db.db.transaction().execute((trx) => reserveEmails(trx, 'acme', day, 40, 5, now()))).toBe(5);
+    const rounds = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? db.db : second.db).transaction().execute((trx) => reserveEmails(trx, 'acme', day, 40, 4, now()))),
+    );
+    expect(rounds.reduce((a, b) => a + b, 0)).toBe(35);
+    expect(await reservedOn(db.db, 'acme', day)).toBe(40);
+    for (const [shard, reserved] of await shardRows('acme', day)) expect(reserved).toBeLessThanOrEqual(usingPostgres() ? shareOf(shard, 40) : 40);
+  });
+
+  it.skipIf(!usingPostgres())('lets two writes of one team reserve at once: neither waits for the other to commit', async () => {
+    const day = '2026-01-19';
+    let releaseFirst!: () => void;
+    const firstHolds = new Promise<void>((resolve) => (releaseFirst = resolve));
+    let firstReserved!: () => void;
+    const reservedByFirst = new Promise<void>((resolve) => (firstReserved = resolve));
+    const first = db.db.transaction().execute(async (trx) => {
+      expect(await reserveEmail(trx, 'acme', day, 1000, now())).toBe(true);
+      firstReserved();
+      await firstHolds; // its row lock stays until this commit
+    });
+    await reservedByFirst;
+    const waited: number[] = [];
+    try {
+      // Another instance's write reserves and commits while the first still holds its lock. It
+      // waits only if it drew the first one's shard (1 in 16): then it gives up after 1 s and a
+      // new transaction draws again.
+      let done = false;
+      for (let attempt = 0; attempt < 20 && !done; attempt++) {
+        const started = Date.now();
+        done = await second.db
+          .transaction()
+          .execute(async (trx) => {
+            await sql`set local lock_timeout = '1s'`.execute(trx);
+            return reserveEmail(trx, 'acme', day, 1000, now());
+          })
+          .catch((err: { code?: string }) => {
+            if (err.code !== '55P03') throw err;
+            waited.push(Date.now() - started);
+            return false;
+          });
+      }
+      expect(done).toBe(true);
+      expect(waited.length).toBeLessThan(5);
+    } finally {
+      releaseFirst();
+      await first;
+    }
+    expect(await reservedOn(db.db, 'acme', day)).toBe(2);
+  });
+
+  it("moves what a day holds beyond shard 0's share to the other shards on migrating, the total unchanged", async () => {
+    await db.db.transaction().execute(async (trx) => {
+      if (usingPostgres()) await sql`drop table email_quota_shards`.execute(trx);
+      // acme's tariff allows 50 a day (fixtures): 10 used one day, 80 another (a limit lowered since).
+      await sql`insert into email_quota values ('acme', '2026-02-01', 10, 'x'), ('acme', '2026-02-02', 80, 'x'), ('beta', '2026-02-01', 3, 'x')`.execute(trx);
+      await shardQuota(trx as never);
+    });
+    const limit = (await db.db.selectFrom('tariffs').innerJoin('teams', 'teams.tariff_id', 'tariffs.id').select('tariffs.emails_per_day').where('teams.id', '=', 'acme').executeTakeFirstOrThrow()).emails_per_day;
+    expect(limit).toBe(50);
+    for (const [team, day, total] of [['acme', '2026-02-01', 10], ['acme', '2026-02-02', 80], ['beta', '2026-02-01', 3]] as const) {
+      expect((await shardRows(team, day)).reduce((a, [, r]) => a + r, 0)).toBe(total);
+      expect(await reservedOn(db.db, team, day)).toBe(total);
+    }
+    if (usingPostgres()) {
+      // Shares of 50: 4 for shards 0-1, 3 for the rest. 10 = 4 + 4 + 2.
+      expect(await shardRows('acme', '2026-02-01')).toEqual([[0, 4], [1, 4], [2, 2]]);
+      // Over the limit: every shard at its share, shard 0 with the rest (80 - 46).
+      const over = await shardRows('acme', '2026-02-02');
+      expect(over).toEqual(Array.from({ length: SHARDS }, (_, k) => [k, k === 0 ? 80 - (50 - shareOf(0, 50)) : shareOf(k, 50)]));
+      expect(await shardRows('beta', '2026-02-01')).toEqual([[0, 3]]);
+    }
+    // The quota goes on from there: the 50 of 2026-02-01 less the 10 used, none on the full day.
+    expect(await db.db.transaction().execute((trx) => reserveEmails(trx, 'acme', '2026-02-01', limit, 100, now()))).toBe(40);
+    expect(await db.db.transaction().execute((trx) => reserveEmails(trx, 'acme', '2026-02-02', limit, 1, now()))).toBe(0);
   });
 
   it('gives the reservation back when the document transaction rolls back', async () => {
