@@ -628,7 +628,7 @@ export interface components {
             demo_public_id?: string;
             /**
              * Format: int64
-             * @description 429 only: seconds to wait before retrying.
+             * @description 429 and 503: seconds to wait before retrying (as the Retry-After header).
              */
             retry_after_sec?: number;
             /** @description 500 only: the request id to quote to the operator. */
@@ -2627,7 +2627,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not ready: `not_ready`. */
+            /** @description Not ready: `not_ready`. The database does not answer (`/readyz`), or, on SQLite, a write waited its limit for the write lock while other writes held it: nothing was written; retry after `retry_after_sec` (also the Retry-After header). */
             503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3011,6 +3011,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Not ready: `not_ready`. The database does not answer (`/readyz`), or, on SQLite, a write waited its limit for the write lock while other writes held it: nothing was written; retry after `retry_after_sec` (also the Retry-After header). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     getInvoice: {
@@ -3245,6 +3257,18 @@ export interface operations {
             };
             /** @description Internal error: only `internal_error` and `request_id`; the detail is in the service log. */
             500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not ready: `not_ready`. The database does not answer (`/readyz`), or, on SQLite, a write waited its limit for the write lock while other writes held it: nothing was written; retry after `retry_after_sec` (also the Retry-After header). */
+            503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3688,6 +3712,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Not ready: `not_ready`. The database does not answer (`/readyz`), or, on SQLite, a write waited its limit for the write lock while other writes held it: nothing was written; retry after `retry_after_sec` (also the Retry-After header). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     getWebhookEndpoint: {
@@ -3862,6 +3898,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Not ready: `not_ready`. The database does not answer (`/readyz`), or, on SQLite, a write waited its limit for the write lock while other writes held it: nothing was written; retry after `retry_after_sec` (also the Retry-After header). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     updateWebhookEndpoint: {
@@ -3960,6 +4008,18 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not ready: `not_ready`. The database does not answer (`/readyz`), or, on SQLite, a write waited its limit for the write lock while other writes held it: nothing was written; retry after `retry_after_sec` (also the Retry-After header). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4065,6 +4125,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Not ready: `not_ready`. The database does not answer (`/readyz`), or, on SQLite, a write waited its limit for the write lock while other writes held it: nothing was written; retry after `retry_after_sec` (also the Retry-After header). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     testWebhookEndpoint: {
@@ -4146,6 +4218,18 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not ready: `not_ready`. The database does not answer (`/readyz`), or, on SQLite, a write waited its limit for the write lock while other writes held it: nothing was written; retry after `retry_after_sec` (also the Retry-After header). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4241,6 +4325,18 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not ready: `not_ready`. The database does not answer (`/readyz`), or, on SQLite, a write waited its limit for the write lock while other writes held it: nothing was written; retry after `retry_after_sec` (also the Retry-After header). */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
