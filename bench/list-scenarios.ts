@@ -288,6 +288,10 @@ export const listScenarios: Scenario[] = [
     api_recipients: [{ email: 'buyer@example.com', name: 'Покупатель' }],
     notify_recipients: true,
   }),
+  // The plain create's very document, e-mailed: to its buyer (buyer.email), through the buyer's
+  // link, so nothing but the notification differs from invoice-create (the scenario above adds
+  // an API recipient, i.e. a recipient link as well).
+  createScenario('invoice-create-email-buyer', 'BENCH-MAILB', { notify_recipients: true }),
   updateScenario('invoice-put', 200),
   readSoak,
 ];
