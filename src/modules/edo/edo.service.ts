@@ -50,6 +50,13 @@ export interface PlannedSync {
   state: EdoSync;
 }
 
+/** A send's rows, built before they are written (`prepareFirstSync`, `writeSend`). */
+export interface NewSend {
+  outboxRow: OutboxRow;
+  job: EdoJobRow;
+  planned: PlannedSync;
+}
+
 /** What a document write tells EDO sync (inside its transaction). */
 export interface EdoSyncRequest {
   teamId: string;
@@ -136,6 +143,31 @@ export class EdoService {
       await repo.supersedeWaitingJobs(trx, teamId, publicId, now);
     }
 
+    return this.writeSend(trx, this.newSend(request, now));
+  }
+
+  /**
+   * For a document's first revision, before its transaction: the send `planSync` would write
+   * (built without the database: a first revision has no earlier job), or null when there is
+   * none. Hand it to `writeSend` inside the transaction.
+   */
+  prepareFirstSync(request: EdoSyncRequest): NewSend | null {
+    if (request.revision !== 1) throw new Error('prepareFirstSync is for a first revision');
+    const wanted = request.buyerEdoId !== null && SYNCED_SELLER_STATUSES.has(request.sellerStatus);
+    return wanted ? this.newSend(request, isoNow(this.deps.clock)) : null;
+  }
+
+  /** Inside the document's transaction: writes the send's outbox row and job. */
+  async writeSend(trx: Executor, send: NewSend): Promise<PlannedSync> {
+    await outbox.insertOutboxRows(trx, [send.outboxRow]);
+    await repo.insertJob(trx, send.job);
+    return send.planned;
+  }
+
+  /** The rows of a send of `request` to its buyer (pure). */
+  private newSend(request: EdoSyncRequest, now: string): NewSend {
+    const { teamId, publicId } = request;
+    const buyer = request.buyerEdoId as string;
     const jobId = sortableToken();
     const seller = request.sellerEdoId;
     const refused = seller ? null : { code: 'seller_edo_id_missing', error: 'the seller organization has no EDO participant id (edo_id)' };
@@ -183,9 +215,7 @@ export class EdoService {
       failed_at: refused ? now : null,
       updated_at: now,
     };
-    await outbox.insertOutboxRows(trx, [outboxRow]);
-    await repo.insertJob(trx, job);
-    return { jobId: refused ? null : jobId, state: toEdoSync(job, outboxRow, []) };
+    return { outboxRow, job, planned: { jobId: refused ? null : jobId, state: toEdoSync(job, outboxRow, []) } };
   }
 
   /** `metadata.edo`: the newest job's state and the incoming links; null when sync never started. */

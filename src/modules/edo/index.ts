@@ -20,7 +20,7 @@ export type { EdoDocumentPort } from './edo-jobs.js';
 export { EdoLink, EdoSync, EDO_STATUSES } from './edo.schemas.js';
 export { EdoRetryError, retryFailedSync, type RetriedSync } from './edo-retry.js';
 export { edoJobsExistSql } from './edo.repository.js';
-export { EdoService, type EdoFileProvider, type EdoSyncRequest, type PlannedSync } from './edo.service.js';
+export { EdoService, type EdoFileProvider, type EdoSyncRequest, type NewSend, type PlannedSync } from './edo.service.js';
 export { HttpEdoOperator } from './http-operator.js';
 export { SandboxEdoOperator } from './sandbox-operator.js';
 export { EdoWorker, type EdoBatchResult } from './worker.js';

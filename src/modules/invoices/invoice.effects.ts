@@ -6,8 +6,15 @@
 import type { Transaction } from 'kysely';
 import type { Database, InvoiceRow, ShareLinkRow } from '../../db/types.js';
 import type { Executor } from '../../db/database.js';
-import type { EdoService, EdoSync, PlannedSync } from '../edo/index.js';
-import type { DeliveryReport, NotificationRequest, NotificationService, PendingNotifications, PlannedNotifications } from '../notifications/index.js';
+import type { EdoService, EdoSync, NewSend, PlannedSync } from '../edo/index.js';
+import type {
+  DeliveryReport,
+  NotificationRequest,
+  NotificationService,
+  PendingNotifications,
+  PlannedNotifications,
+  PreparedNotifications,
+} from '../notifications/index.js';
 import type { AuthContext } from '../teams/index.js';
 import { edoSyncRequest, type PreparedWrite } from './invoice.write.js';
 
@@ -17,6 +24,17 @@ export interface QueuedEffects {
   pending: PendingNotifications | null;
   /** The EDO job written; null when nothing is to be sent. */
   edo: PlannedSync | null;
+}
+
+/**
+ * A create's effects built before its transaction (`prepareCreate`), so that the transaction,
+ * which the writers take turns on, only runs their statements.
+ */
+export interface EarlyEffects {
+  /** The e-mails as they are when the daily quota lets them through; null without notification. */
+  notifications: PreparedNotifications | null;
+  /** The EDO send; null when there is none. */
+  edo: NewSend | null;
 }
 
 export class WriteEffects {
@@ -34,12 +52,38 @@ export class WriteEffects {
     row: InvoiceRow,
     prepared: PreparedWrite,
     links: ShareLinkRow[],
+    early?: EarlyEffects,
   ): Promise<PlannedNotifications | null> {
     if (!prepared.envelope.notify) return null;
-    const planned = await this.deps.notifications.plan(trx, this.notificationRequest(auth, row, prepared, links));
+    const request = this.notificationRequest(auth, row, prepared, links);
+    const planned = await this.deps.notifications.plan(trx, request, early?.notifications ?? undefined);
+    // As prepared (every e-mail let through): `prepareCreate` has put its outcome in the row.
+    if (planned === early?.notifications?.allGranted) return planned;
     row.notifications = JSON.stringify(planned.outcome);
     if (planned.restricted) this.restrict(row);
     return planned;
+  }
+
+  /**
+   * Before a create's transaction: the e-mails (their rows and outcome as they are when the
+   * daily quota lets them through, the outcome put in `row`) and the EDO send, built without
+   * the database. Hand the result to `plan` and `enqueue`; when `plan` finds the quota short it
+   * builds the e-mails again and changes `row` (see `rowChanged`).
+   */
+  prepareCreate(auth: Extract<AuthContext, { mode: 'live' }>, row: InvoiceRow, prepared: PreparedWrite, links: ShareLinkRow[]): EarlyEffects {
+    if (row.revision !== 1) throw new Error('prepareCreate is for a new document');
+    let notifications: PreparedNotifications | null = null;
+    if (prepared.envelope.notify) {
+      notifications = this.deps.notifications.prepare(this.notificationRequest(auth, row, prepared, links));
+      row.notifications = JSON.stringify(notifications.allGranted.outcome);
+    }
+    const edo = row.buyer_edo_id ? this.deps.edo.prepareFirstSync(edoSyncRequest(row, prepared.invoice)) : null;
+    return { notifications, edo };
+  }
+
+  /** Whether `plan` changed the row `prepareCreate` had prepared (the quota stopped some e-mail). */
+  rowChanged(early: EarlyEffects, planned: PlannedNotifications | null): boolean {
+    return early.notifications !== null && planned !== early.notifications.allGranted;
   }
 
   /**
@@ -55,6 +99,7 @@ export class WriteEffects {
     prepared: PreparedWrite,
     links: ShareLinkRow[],
     planned?: PlannedNotifications | null,
+    early?: EarlyEffects,
   ): Promise<QueuedEffects> {
     let pending: PendingNotifications | null = null;
     if (planned) {
@@ -64,7 +109,11 @@ export class WriteEffects {
       if (pending.outcome.block_reason === 'emails_per_day_exceeded') this.restrict(row);
     }
     // A new document without buyer_edo_id has nothing to sync (and no earlier job to supersede).
-    const edo = row.revision === 1 && !row.buyer_edo_id ? null : await this.deps.edo.planSync(trx, edoSyncRequest(row, prepared.invoice));
+    const edo = early
+      ? early.edo && (await this.deps.edo.writeSend(trx, early.edo))
+      : row.revision === 1 && !row.buyer_edo_id
+        ? null
+        : await this.deps.edo.planSync(trx, edoSyncRequest(row, prepared.invoice));
     return { pending, edo };
   }
 

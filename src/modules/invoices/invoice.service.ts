@@ -302,10 +302,12 @@ export class InvoiceService {
     /** The answer recorded with the document (Idempotency-Key), when nothing happens after the commit. */
     let final: WriteOutcome | null = null;
     const doc = { row, items, links };
-    // SQLite: the document's statements bound before the transaction (the batch holds the write
-    // lock only to run them); with e-mails planned inside it, the row is final only there.
-    const statements =
-      this.onPostgres || envelope.notify ? null : repo.newDocumentStatements(this.deps.db, { ...doc, events: newDocumentEvents(row, now, false) });
+    // SQLite: the effects and the document's statements built before the transaction (the batch
+    // holds the write lock only to run them; work inside it costs the writers' turns, measured in
+    // docs/performance.md "Session 8"). The e-mails as the daily quota lets them through: if it
+    // stops some, the row changes inside and its statements are bound again there.
+    const early = this.onPostgres ? undefined : this.effects.prepareCreate(auth, row, prepared, links);
+    const statements = this.onPostgres ? null : repo.newDocumentStatements(this.deps.db, { ...doc, events: newDocumentEvents(row, now, false) });
     try {
       if (this.onPostgres && !onCommit && this.effects.quietCreate(row, prepared)) {
         // PostgreSQL with nothing else to write: one statement that commits alone, one round trip.
@@ -313,13 +315,14 @@ export class InvoiceService {
       } else {
         await this.commits.run(async (trx) => {
           // The e-mails' outcome (and a quota restriction) is written with the row itself.
-          const planned = await this.effects.plan(trx, auth, row, prepared, links);
+          const planned = await this.effects.plan(trx, auth, row, prepared, links, early);
           if (this.onPostgres) {
             await repo.insertNewDocumentPg(trx, { ...doc, events: newDocumentEvents(row, now, false) });
           } else {
-            await repo.insertNewDocument(trx, statements ?? repo.newDocumentStatements(trx, { ...doc, events: newDocumentEvents(row, now, false) }));
+            const bound = statements !== null && !(early && this.effects.rowChanged(early, planned));
+            await repo.insertNewDocument(trx, bound ? statements : repo.newDocumentStatements(trx, { ...doc, events: newDocumentEvents(row, now, false) }));
           }
-          queued = await this.effects.enqueue(trx, auth, row, prepared, links, planned);
+          queued = await this.effects.enqueue(trx, auth, row, prepared, links, planned, early);
           await recordRestriction(trx, null, row, now);
           if (onCommit) {
             const report = this.effects.undelivered(row, queued.pending);

@@ -23,6 +23,7 @@ export {
   type NotificationLogger,
   type PendingNotifications,
   type PlannedNotifications,
+  type PreparedNotifications,
 } from './notification.service.js';
 export { emptyOutcome } from './outcome.js';
 export type { NotifiableDocument, NotificationRequest } from './plan.js';

@@ -21,7 +21,7 @@ import { MailSendError, type MailTransport } from './mail-transport.js';
 import type { MailRuntime, Notifications } from './notification.schemas.js';
 import { blockedOutcome, emptyOutcome, outcomeFromRows, type BlockReason } from './outcome.js';
 import * as outbox from '../../db/outbox.js';
-import { planEmails, type NotificationRequest } from './plan.js';
+import { planEmails, type NotificationRequest, type PlannedEmail } from './plan.js';
 import { reserveEmails, utcDay } from './quota.js';
 import { resolveRecipients } from './recipients.js';
 import { countDelivery } from '../../shared/delivery-metrics.js';
@@ -68,6 +68,25 @@ export interface NotificationServiceDeps {
    * neither waits for SMTP nor renders the PDF; the answer is 207 with each e-mail `retrying`.
    */
   deliverInRequest?: boolean;
+}
+
+/** What `prepare` works out before the document's transaction, for `plan` inside it. */
+interface PlanContext {
+  planned: PlannedEmail[];
+  /** E-mails through the other gates: what the quota is asked for. */
+  wanted: number;
+  day: string;
+  nowIso: string;
+  attemptNow: boolean;
+  owner: string;
+  leaseUntil: string;
+  idBase: string;
+}
+
+/** `prepare`'s result: the context and the plan when the quota lets every e-mail through. */
+export interface PreparedNotifications {
+  ctx: PlanContext;
+  allGranted: PlannedNotifications;
 }
 
 /** What `plan` decided for a write's e-mails, handed to `write` once the document row exists. */
@@ -177,24 +196,47 @@ export class NotificationService {
    * The first half of `enqueue`, for a document not written yet (a create): decides the gates
    * (taking the daily quota, the one statement it runs) and builds the outbox rows and the
    * preliminary outcome. The caller stores the outcome (and `restricted`) with the document
-   * row itself, then calls `write` once the row exists. Inside the document's transaction.
+   * row itself, then calls `write` once the row exists. Inside the document's transaction;
+   * `prepared` (from `prepare`, before it) leaves only the quota to it.
    */
-  async plan(trx: Executor, request: NotificationRequest): Promise<PlannedNotifications> {
+  async plan(trx: Executor, request: NotificationRequest, prepared: PreparedNotifications = this.prepare(request)): Promise<PlannedNotifications> {
+    const { ctx } = prepared;
+    const granted = await reserveEmails(trx, request.teamId, ctx.day, request.tariff.emails_per_day, ctx.wanted, ctx.nowIso);
+    return granted === ctx.wanted ? prepared.allGranted : this.build(request, ctx, granted);
+  }
+
+  /**
+   * What `plan` can build without the database, before the document's transaction: the e-mails,
+   * their rows and outcome as they are when the daily quota lets every one of them through
+   * (`allGranted`, what `plan` returns then; otherwise it builds them again with what was granted).
+   */
+  prepare(request: NotificationRequest): PreparedNotifications {
     const now = this.deps.clock.now();
-    const nowIso = now.toISOString();
-    const attemptNow = this.deps.deliverInRequest ?? true;
-    // Only rows this request attempts itself are leased (to it).
-    const owner = attemptNow ? newLeaseOwner() : '';
-    const leaseUntil = new Date(now.getTime() + this.policy.leaseMs).toISOString();
     const planned = planEmails(request, this.deps.bases);
     // Every e-mail through the other gates takes one from the day's quota, in recipient order.
     const wanted = request.tariff.external_share ? planned.filter((p) => p.recipient.valid).length : 0;
-    const granted = await reserveEmails(trx, request.teamId, utcDay(now), request.tariff.emails_per_day, wanted, nowIso);
+    const attemptNow = this.deps.deliverInRequest ?? true;
+    const ctx: PlanContext = {
+      planned,
+      wanted,
+      day: utcDay(now),
+      nowIso: now.toISOString(),
+      attemptNow,
+      // Only rows this request attempts itself are leased (to it).
+      owner: attemptNow ? newLeaseOwner() : '',
+      leaseUntil: new Date(now.getTime() + this.policy.leaseMs).toISOString(),
+      // One base per write, in time order like the documents' ids (sortableToken: the outbox's
+      // primary key then grows at its end) with 126 random bits; each row's id adds its position
+      // (at most 32 characters). Ids are internal.
+      idBase: sortableToken().slice(0, 30),
+    };
+    return { ctx, allGranted: this.build(request, ctx, wanted) };
+  }
+
+  /** The rows and outcome of `ctx`'s e-mails when the quota let `granted` of them through. */
+  private build(request: NotificationRequest, ctx: PlanContext, granted: number): PlannedNotifications {
+    const { planned, nowIso, attemptNow, owner, leaseUntil, idBase } = ctx;
     const rows: OutboxTable[] = [];
-    // One base per write, in time order like the documents' ids (sortableToken: the outbox's
-    // primary key then grows at its end) with 126 random bits; each row's id adds its position
-    // (at most 32 characters). Ids are internal.
-    const idBase = sortableToken().slice(0, 30);
     let taken = 0;
     let restricted = false;
     for (const [position, { recipient, view }] of planned.entries()) {
