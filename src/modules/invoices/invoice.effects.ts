@@ -58,7 +58,7 @@ export class WriteEffects {
     const request = this.notificationRequest(auth, row, prepared, links);
     const planned = await this.deps.notifications.plan(trx, request, early?.notifications ?? undefined);
     // As prepared (every e-mail let through): `prepareCreate` has put its outcome in the row.
-    if (planned === early?.notifications?.allGranted) return planned;
+    if (early && !this.rowChanged(early, planned)) return planned;
     row.notifications = JSON.stringify(planned.outcome);
     if (planned.restricted) this.restrict(row);
     return planned;

@@ -29,9 +29,10 @@
  * (src/db/prepared-query.ts).
  */
 import crypto from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import { dialectOf, type Executor } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared-query.js';
+import type { EmailQuotaShardsTable } from '../../db/types.js';
 
 /** PostgreSQL's shard rows per team and day. */
 export const SHARDS = 16;
@@ -74,71 +75,41 @@ interface ShardStatements {
   add: (db: Executor, values: Record<ShardParams | 'count', unknown>) => Promise<unknown[]>;
 }
 
-const firstShard: ShardStatements = {
-  addWithin: preparedQuery<ShardParams | 'count' | 'share', { reserved: number }>((db, p) =>
-    db
-      .updateTable('email_quota')
-      .set({ reserved: sql<number>`reserved + ${p('count')}::int`, updated_at: p('now') })
-      .where('team_id', '=', p('teamId'))
-      .where('day', '=', p('day'))
-      .where(sql<number>`reserved + ${p('count')}::int`, '<=', p('share'))
-      .returning('reserved'),
-  ),
-  insert: preparedQuery<ShardParams | 'count', { reserved: number }>((db, p) =>
-    db
-      .insertInto('email_quota')
-      .values({ team_id: p('teamId'), day: p('day'), reserved: p('count'), updated_at: p('now') })
-      .onConflict((oc) => oc.doNothing())
-      .returning('reserved'),
-  ),
-  lock: preparedQuery<ShardParams, { reserved: number }>((db, p) =>
-    db.selectFrom('email_quota').select('reserved').where('team_id', '=', p('teamId')).where('day', '=', p('day')).forUpdate(),
-  ),
-  add: preparedQuery<ShardParams | 'count', never>((db, p) =>
-    db
-      .updateTable('email_quota')
-      .set({ reserved: sql<number>`reserved + ${p('count')}::int`, updated_at: p('now') })
-      .where('team_id', '=', p('teamId'))
-      .where('day', '=', p('day')),
-  ),
-};
+/**
+ * The statements of shard 0 (`email_quota`, keyed by team and day) or of shards 1–15
+ * (`email_quota_shards`, keyed by team, day and shard). Typed as the latter, whose columns
+ * are the former's and `shard`, which is only named for it.
+ */
+function shardStatements(table: 'email_quota' | 'email_quota_shards'): ShardStatements {
+  const sharded = table === 'email_quota_shards';
+  const rows = table as 'email_quota_shards';
+  type P = ShardParams | 'count' | 'share';
+  const isRow = (p: (name: ShardParams) => any) =>
+    sql<boolean>`team_id = ${p('teamId')} and day = ${p('day')}${sharded ? sql` and shard = ${p('shard')}` : sql``}`;
+  const added = (p: (name: ShardParams | 'count') => any) => ({ reserved: sql<number>`reserved + ${p('count')}::int`, updated_at: p('now') });
+  return {
+    addWithin: preparedQuery<P, { reserved: number }>((db, p) =>
+      db
+        .updateTable(rows)
+        .set(added(p))
+        .where(isRow(p))
+        .where(sql<number>`reserved + ${p('count')}::int`, '<=', p('share'))
+        .returning('reserved'),
+    ),
+    insert: preparedQuery<ShardParams | 'count', { reserved: number }>((db, p) =>
+      db
+        .insertInto(rows)
+        .values({ team_id: p('teamId'), day: p('day'), ...(sharded ? { shard: p('shard') } : {}), reserved: p('count'), updated_at: p('now') } as Insertable<EmailQuotaShardsTable>)
+        .onConflict((oc) => oc.doNothing())
+        .returning('reserved'),
+    ),
+    lock: preparedQuery<ShardParams, { reserved: number }>((db, p) => db.selectFrom(rows).select('reserved').where(isRow(p)).forUpdate()),
+    add: preparedQuery<ShardParams | 'count', never>((db, p) => db.updateTable(rows).set(added(p)).where(isRow(p))),
+  };
+}
 
-const otherShards: ShardStatements = {
-  addWithin: preparedQuery<ShardParams | 'count' | 'share', { reserved: number }>((db, p) =>
-    db
-      .updateTable('email_quota_shards')
-      .set({ reserved: sql<number>`reserved + ${p('count')}::int`, updated_at: p('now') })
-      .where('team_id', '=', p('teamId'))
-      .where('day', '=', p('day'))
-      .where('shard', '=', p('shard'))
-      .where(sql<number>`reserved + ${p('count')}::int`, '<=', p('share'))
-      .returning('reserved'),
-  ),
-  insert: preparedQuery<ShardParams | 'count', { reserved: number }>((db, p) =>
-    db
-      .insertInto('email_quota_shards')
-      .values({ team_id: p('teamId'), day: p('day'), shard: p('shard'), reserved: p('count'), updated_at: p('now') })
-      .onConflict((oc) => oc.doNothing())
-      .returning('reserved'),
-  ),
-  lock: preparedQuery<ShardParams, { reserved: number }>((db, p) =>
-    db
-      .selectFrom('email_quota_shards')
-      .select('reserved')
-      .where('team_id', '=', p('teamId'))
-      .where('day', '=', p('day'))
-      .where('shard', '=', p('shard'))
-      .forUpdate(),
-  ),
-  add: preparedQuery<ShardParams | 'count', never>((db, p) =>
-    db
-      .updateTable('email_quota_shards')
-      .set({ reserved: sql<number>`reserved + ${p('count')}::int`, updated_at: p('now') })
-      .where('team_id', '=', p('teamId'))
-      .where('day', '=', p('day'))
-      .where('shard', '=', p('shard')),
-  ),
-};
+const firstShard = shardStatements('email_quota');
+const otherShards = shardStatements('email_quota_shards');
 
 const statementsOf = (shard: number): ShardStatements => (shard === 0 ? firstShard : otherShards);
 
