@@ -202,6 +202,40 @@ describe.skipIf(REDIS_URL === undefined)('redis store across connections', () =>
     expect(results.filter((r) => r.allowed)).toHaveLength(7);
   });
 
+  it('sends the counts of one turn of the event loop as one script call, each all-or-nothing in the order asked', async () => {
+    const redis = open();
+    const store = new RedisStore(redis, { prefix, expiryGraceMs: 60_000 });
+    // The script calls this connection sends (other test files share the Redis server, so not
+    // the server's command statistics).
+    let sent = 0;
+    const sendCommand = redis.sendCommand.bind(redis);
+    redis.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
+      if (/^eval(sha)?$/i.test(command.name)) sent += 1;
+      return (sendCommand as (...args: unknown[]) => unknown)(command, ...rest);
+    }) as typeof redis.sendCommand;
+    const calls = async (): Promise<number> => sent;
+    await store.consume([rule({ key: 'key:warm' })], t0); // the script known to the connection (EVALSHA from here on)
+    const before = await calls();
+    const full = rule({ key: 'key:batch-full', limit: 2 });
+    const other = rule({ policy: 'team-sec', code: 'team_per_sec', key: 'team:batch', limit: 100 });
+    // 6 counts asked together: 2 fit the full rule, the 4 others are refused and leave the team
+    // rule they share untouched; a 7th on the team rule alone counts after the first two.
+    const results = await Promise.all([
+      ...Array.from({ length: 6 }, () => store.consume([full, other], t0)),
+      store.consume([other], t0),
+    ]);
+    const after = await calls();
+    // Every count of that turn in one call.
+    expect(after - before).toBe(1);
+    expect(results.slice(0, 6).map((r) => r.allowed)).toEqual([true, true, false, false, false, false]);
+    expect(results.slice(0, 2).map((r) => r.states[0]!.remaining)).toEqual([1, 0]);
+    expect(results.slice(2, 6).every((r) => r.refused?.rule.code === 'key_per_sec')).toBe(true);
+    expect(results[6]!.states[0]!.remaining).toBe(97);
+    // Counts asked in a later turn form another call and see the batch's increments.
+    expect((await store.consume([other], t0)).states[0]!.remaining).toBe(96);
+    expect((await calls()) - after).toBe(1);
+  });
+
   it('prefixes keys and expires them at the end of their window', async () => {
     const redis = open();
     const store = new RedisStore(redis);

@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import type { Redis } from 'ioredis';
 import { withReplyTimeout } from '../../shared/reply-timeout.js';
 import type { ConsumeResult, LimitRule, RateLimitStore } from './rate-limit.types.js';
@@ -21,49 +22,75 @@ export interface RedisStoreOptions {
 }
 
 /**
- * One round trip, atomic: read every counter, refuse without writing if any is full,
- * else increment all and give new counters a TTL to the end of their window.
- * KEYS[i] is rule i's counter; ARGV[2i-1] its limit, ARGV[2i] its TTL in ms.
- * Returns {allowed (1|0), count_1, ..., count_n}: counts after the increment when
- * allowed, current counts when refused.
+ * One round trip for the counts of several requests (a batch, see `RedisStore`), each count
+ * atomic on its own and the batch run as one script, so in arrival order: for each count, read
+ * its counters, refuse without writing if any is full, else increment all and give new counters
+ * a TTL to the end of their window.
+ * ARGV[1] is the number of counts g, ARGV[1 + j] count j's number of rules; KEYS holds every
+ * count's counters one count after the other, and for the i-th key overall ARGV[g + 2i] is its
+ * limit and ARGV[g + 2i + 1] its TTL in ms.
+ * Returns, count after count, {allowed (1|0), count_1, ..., count_n}: counts after the increment
+ * when allowed, current counts when refused.
  */
 const CONSUME_LUA = `
-local n = #KEYS
-local counts = {}
-local allowed = 1
-for i = 1, n do
-  local c = tonumber(redis.call('GET', KEYS[i]) or '0')
-  counts[i] = c
-  if c >= tonumber(ARGV[2 * i - 1]) then allowed = 0 end
-end
-if allowed == 1 then
+local g = tonumber(ARGV[1])
+local out = {}
+local k = 0
+for j = 1, g do
+  local n = tonumber(ARGV[1 + j])
+  local counts = {}
+  local allowed = 1
   for i = 1, n do
-    local c = redis.call('INCR', KEYS[i])
+    local c = tonumber(redis.call('GET', KEYS[k + i]) or '0')
     counts[i] = c
-    if c == 1 then redis.call('PEXPIRE', KEYS[i], ARGV[2 * i]) end
+    if c >= tonumber(ARGV[g + 2 * (k + i)]) then allowed = 0 end
   end
+  if allowed == 1 then
+    for i = 1, n do
+      local c = redis.call('INCR', KEYS[k + i])
+      counts[i] = c
+      if c == 1 then redis.call('PEXPIRE', KEYS[k + i], ARGV[g + 2 * (k + i) + 1]) end
+    end
+  end
+  out[#out + 1] = allowed
+  for i = 1, n do out[#out + 1] = counts[i] end
+  k = k + n
 end
-table.insert(counts, 1, allowed)
-return counts
+return out
 `;
 
-const COMMAND = 'invoicingRateLimitConsume';
+const COMMAND = 'invoicingRateLimitConsumeBatch';
 
 /** The script as ioredis exposes it after `defineCommand` (EVALSHA, EVAL on NOSCRIPT). */
 interface ConsumeCommand {
   [COMMAND](numKeys: number, ...keysAndArgs: (string | number)[]): Promise<unknown>;
 }
 
+/** One request's count: its counters' keys and, per key, the limit and the TTL in ms. */
+interface Count {
+  keys: string[];
+  args: number[];
+}
+
+/** The most counts one script call carries. */
+const BATCH_MAX = 64;
+
 /**
  * Counters in Redis, so several service instances share the limits. Window boundaries
  * come from the caller's `nowMs` (aligned to the epoch, like the memory store); Redis'
  * own clock only runs the TTLs that garbage-collect old windows.
  *
+ * The counts asked for in one turn of the event loop go to Redis as ONE script call (issue 12:
+ * a call per request cost a write system call, a command and a reply each; DataLoader with
+ * `cache: false`, dispatched by `setImmediate`, at most BATCH_MAX counts a call). Each count
+ * stays atomic and all-or-nothing on its own; within a call they run in the order they were
+ * asked, so two counts of one key in a batch see each other as two calls would.
+ *
  * Errors are not swallowed: when Redis is unreachable, does not answer within `timeoutMs` or
- * the script fails, `consume` rejects and the caller decides whether to fail open. Set
- * `maxRetriesPerRequest` and `enableOfflineQueue: false` on the connection so that rejection
- * comes quickly instead of after ioredis' reconnect retries (and leave its `commandTimeout`
- * unset: see `timeoutMs`).
+ * the script fails, `consume` rejects (every count of that call) and the caller decides whether
+ * to fail open. Set `maxRetriesPerRequest` and `enableOfflineQueue: false` on the connection so
+ * that rejection comes quickly instead of after ioredis' reconnect retries (and leave its
+ * `commandTimeout` unset: see `timeoutMs`).
  *
  * Keys of one call live in different slots, so this needs a single Redis (or a primary
  * with replicas), not Redis Cluster.
@@ -72,6 +99,7 @@ export class RedisStore implements RateLimitStore {
   private readonly prefix: string;
   private readonly expiryGraceMs: number;
   private readonly timeoutMs: number;
+  private readonly counts: DataLoader<Count, number[]>;
 
   /** The caller owns `redis`: this store never connects or quits it. */
   constructor(
@@ -83,6 +111,11 @@ export class RedisStore implements RateLimitStore {
     this.timeoutMs = options.timeoutMs ?? 500;
     // Idempotent: redefining the same script on a shared connection is harmless.
     redis.defineCommand(COMMAND, { lua: CONSUME_LUA });
+    this.counts = new DataLoader<Count, number[]>((batch) => this.run(batch), {
+      cache: false,
+      maxBatchSize: BATCH_MAX,
+      batchScheduleFn: (dispatch) => setImmediate(dispatch),
+    });
   }
 
   async consume(rules: LimitRule[], nowMs: number): Promise<ConsumeResult> {
@@ -96,13 +129,7 @@ export class RedisStore implements RateLimitStore {
       // transfers between clocks. At least 1 ms: PEXPIRE 0 would delete the key at once.
       args.push(rule.limit, Math.max(1, window.endMs - nowMs) + this.expiryGraceMs);
     }
-    const command = (this.redis as unknown as ConsumeCommand)[COMMAND];
-    const reply = await withReplyTimeout(
-      command.call(this.redis, keys.length, ...keys, ...args),
-      this.timeoutMs,
-      () => new Error(`Redis did not answer a rate-limit count within ${this.timeoutMs} ms`),
-    );
-    const [allowedFlag, ...counts] = parseReply(reply, rules.length);
+    const [allowedFlag, ...counts] = await this.counts.load({ keys, args });
     return buildConsumeResult(rules, counts, allowedFlag === 1, nowMs);
   }
 
@@ -110,15 +137,43 @@ export class RedisStore implements RateLimitStore {
   close(): Promise<void> {
     return Promise.resolve();
   }
+
+  /** One script call for `batch`: per count, {allowed, count_1, …, count_n}. */
+  private async run(batch: readonly Count[]): Promise<number[][]> {
+    const keys: string[] = [];
+    const sizes: number[] = [];
+    const args: number[] = [];
+    for (const count of batch) {
+      keys.push(...count.keys);
+      sizes.push(count.keys.length);
+      args.push(...count.args);
+    }
+    const command = (this.redis as unknown as ConsumeCommand)[COMMAND];
+    const reply = await withReplyTimeout(
+      command.call(this.redis, keys.length, ...keys, batch.length, ...sizes, ...args),
+      this.timeoutMs,
+      () => new Error(`Redis did not answer a rate-limit count within ${this.timeoutMs} ms`),
+    );
+    return parseReply(reply, sizes);
+  }
 }
 
-function parseReply(reply: unknown, ruleCount: number): number[] {
-  if (!Array.isArray(reply) || reply.length !== ruleCount + 1) {
+/** Splits the script's flat reply into one {allowed, counts…} per count of `sizes` rules each. */
+function parseReply(reply: unknown, sizes: number[]): number[][] {
+  const expected = sizes.reduce((sum, n) => sum + n + 1, 0);
+  if (!Array.isArray(reply) || reply.length !== expected) {
     throw new Error('rate-limit script returned an unexpected reply');
   }
-  return reply.map((value) => {
+  const values = reply.map((value) => {
     const n = Number(value);
     if (!Number.isInteger(n)) throw new Error('rate-limit script returned a non-integer count');
     return n;
   });
+  const answers: number[][] = [];
+  let at = 0;
+  for (const n of sizes) {
+    answers.push(values.slice(at, at + n + 1));
+    at += n + 1;
+  }
+  return answers;
 }

@@ -8,7 +8,8 @@
  * answer is kept while the database's data version stays the same (CallerCache below). On
  * PostgreSQL the team and tariff come as a fingerprint of their rows and are parsed once per
  * content and process (content-addressed, so never stale; a second statement the first time a
- * content is seen).
+ * content is seen), and the lookups of the requests that reach authentication in one turn of
+ * the event loop share one statement (`callerLoader`: each still read after its request came).
  */
 import type { Db } from '../../db/database.js';
 import type { TeamRow } from '../../db/types.js';

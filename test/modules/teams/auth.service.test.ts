@@ -3,7 +3,8 @@
  * it acts for, the team's tariff and, when asked, the team's list state), so a deactivated key
  * is refused on the very next request, with no second of grace. Nothing is cached per node but,
  * on PostgreSQL, the parse of a team and tariff content by its fingerprint (never stale: a changed
- * row has another fingerprint).
+ * row has another fingerprint). On PostgreSQL the lookups of one turn of the event loop are one
+ * statement together, each answered as its own statement would.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/db/database.js';
@@ -94,6 +95,36 @@ describe('API key lookups', () => {
       expect(s.status).toBe('rejected');
       expect((s as PromiseRejectedResult).reason).toMatchObject({ body: { error: 'unauthorized', code: 'api_key_invalid' } });
     }
+  });
+
+  it('answers the lookups of one turn each as a statement of its own would (PostgreSQL: all of them in one statement)', async () => {
+    const asked: Array<[string, string | null, boolean]> = [
+      [ACME_KEY, null, true],
+      [BETA_KEY, null, false],
+      ['ak_unknown_0001', null, true],
+      [SERVICE_KEY, 'beta', true],
+      [SERVICE_KEY, 'nobody', false],
+      [ACME_KEY, 'beta', false],
+      [ACME_KEY_3, null, false],
+      [ACME_KEY, null, false],
+      [SERVICE_KEY, 'acme', false],
+    ];
+    const outcome = (s: PromiseSettledResult<unknown>) => (s.status === 'fulfilled' ? s.value : (s.reason as { body?: unknown }).body);
+    // One at a time, each its own statement: the reference answers (and the teams' parses warmed).
+    const one = new AuthService(db.db, 'demo-token');
+    const alone: unknown[] = [];
+    for (const [secret, tenant, listState] of asked) {
+      alone.push(outcome((await Promise.allSettled([one.authenticate(creds(secret, tenant), { listState })]))[0]!));
+    }
+    const auth = new AuthService(db.db, 'demo-token');
+    let together: unknown[] = [];
+    const texts = await statementsDuring(async () => {
+      together = (await Promise.allSettled(asked.map(([secret, tenant, listState]) => auth.authenticate(creds(secret, tenant), { listState })))).map(outcome);
+    });
+    expect(together).toEqual(alone);
+    expect(alone.filter((a) => (a as { mode?: string }).mode === 'live')).toHaveLength(5);
+    // PostgreSQL: one statement per variant (with and without the list state) for all nine.
+    if (usingPostgres()) expect(texts).toHaveLength(2);
   });
 
   it('a service key acts for the team x-tenant-id names, read in the same statement', async () => {
