@@ -159,6 +159,9 @@ interface CallerLookup {
   tenantId: string | null;
 }
 
+/** Statements `findCaller` ran, one per batch on PostgreSQL (tests, diagnostics). */
+export const callerStatementStats = { statements: 0 };
+
 /** The most lookups one statement carries (two arrays of this many values, as many rows at most). */
 const CALLER_BATCH_MAX = 64;
 
@@ -182,6 +185,7 @@ function callerLoader(db: Executor, withListState: boolean): CallerLoader {
     const make = (query: typeof callerFpBatch): CallerLoader =>
       new DataLoader<CallerLookup, Record<string, unknown> | undefined>(
         async (lookups) => {
+          callerStatementStats.statements++;
           const rows = await query(db, { hashes: lookups.map((l) => l.hash), tenants: lookups.map((l) => l.tenantId) });
           const answers = new Array<Record<string, unknown> | undefined>(lookups.length).fill(undefined);
           for (const row of rows as unknown as Array<Record<string, unknown>>) {
@@ -289,6 +293,7 @@ export async function findCaller(db: Executor, hash: string, tenantId: string | 
       : withListState
         ? callerWithListStateByKeyHash
         : callerByKeyHash;
+    callerStatementStats.statements++;
     row = (await query(db, { hash, tenantId }))[0] as Record<string, unknown> | undefined;
   }
   if (row === undefined) return undefined;
