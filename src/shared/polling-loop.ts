@@ -20,10 +20,11 @@ export class PollingLoop {
     return !this.stopped;
   }
 
-  start(): void {
+  /** Starts the loop: the first run after `firstDelayMs` (at once by default). */
+  start(firstDelayMs = 0): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.schedule(0);
+    this.schedule(firstDelayMs);
   }
 
   /** Runs as soon as possible: now when idle, right after the run under way otherwise. */

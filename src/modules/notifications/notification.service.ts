@@ -22,7 +22,7 @@ import type { MailRuntime, Notifications } from './notification.schemas.js';
 import { blockedOutcome, emptyOutcome, outcomeFromRows, type BlockReason } from './outcome.js';
 import * as outbox from '../../db/outbox.js';
 import { planEmails, type NotificationRequest, type PlannedEmail } from './plan.js';
-import { reserveEmails, utcDay } from './quota.js';
+import { prunePastDays, reserveEmails, utcDay } from './quota.js';
 import { resolveRecipients } from './recipients.js';
 import { countDelivery } from '../../shared/delivery-metrics.js';
 import { sortableToken } from '../../shared/tokens.js';
@@ -325,6 +325,15 @@ export class NotificationService {
   }
 
   /** Claims up to `limit` due e-mails (retries due, leases lapsed) for `owner`. */
+  /**
+   * Deletes a batch of daily-quota rows of days before yesterday (UTC): today's and yesterday's
+   * stay, whatever a node's clock is off by. The number deleted (`PRUNE_BATCH` at most).
+   */
+  async pruneQuota(): Promise<number> {
+    const yesterday = new Date(this.deps.clock.now().getTime() - 24 * 60 * 60 * 1000);
+    return prunePastDays(this.db, utcDay(yesterday));
+  }
+
   async claimDue(owner: string, limit: number): Promise<OutboxRow[]> {
     return outbox.claimDue(this.db, this.dialect, { kind: 'email', owner, limit, now: this.deps.clock.now(), leaseMs: this.policy.leaseMs });
   }

@@ -180,3 +180,29 @@ export async function reservedOn(db: Executor, teamId: string, day: string): Pro
     .executeTakeFirst();
   return (first?.reserved ?? 0) + Number(others?.n ?? 0);
 }
+
+/** Quota rows deleted per statement by `prunePastDays`. */
+export const PRUNE_BATCH = 1_000;
+
+/**
+ * Retention: deletes up to `limit` quota rows of days before `beforeDay` (`YYYY-MM-DD`), from
+ * `email_quota` and, on PostgreSQL, `email_quota_shards`; the number deleted. A reservation only
+ * ever counts on the UTC day of its write (`utcDay`), so once the clocks of every node are past
+ * a day its rows are never read or written again; left alone they grew by one row per team and
+ * day (16 on PostgreSQL). Each statement picks its rows by the day, deletes them by key, and
+ * stays within `limit`: a backlog goes in several calls.
+ */
+export async function prunePastDays(db: Executor, beforeDay: string, limit = PRUNE_BATCH): Promise<number> {
+  let deleted = await pruneTable(db, 'email_quota', ['team_id', 'day'], beforeDay, limit);
+  if (dialectOf(db) === 'postgres' && deleted < limit) {
+    deleted += await pruneTable(db, 'email_quota_shards', ['team_id', 'day', 'shard'], beforeDay, limit - deleted);
+  }
+  return deleted;
+}
+
+async function pruneTable(db: Executor, table: string, key: string[], beforeDay: string, limit: number): Promise<number> {
+  const columns = sql.join(key.map((c) => sql.ref(c)));
+  const result = await sql`delete from ${sql.table(table)} where (${columns}) in
+    (select ${columns} from ${sql.table(table)} where day < ${beforeDay} limit ${limit})`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}

@@ -3,11 +3,22 @@
  * reschedules failures with exponential backoff and records the outcome on the documents.
  * Runs in the server process by default and alone as `invoicing worker`; any number of
  * workers may share one database (claims are disjoint, results are fenced by the lease).
+ * Each worker also deletes the daily quota's rows of past days, hourly (several workers doing so
+ * at once delete disjoint or already deleted rows: harmless).
  */
 import { PollingLoop } from '../../shared/polling-loop.js';
 import { attemptClaimedRows, newLeaseOwner, type OutboxBatchResult } from '../../shared/background-work.js';
 import type { NotificationLogger, NotificationService } from './notification.service.js';
 import { countDelivery } from '../../shared/delivery-metrics.js';
+import { PRUNE_BATCH } from './quota.js';
+
+/**
+ * How often a worker deletes past days' quota rows; the first time 1–2 minutes after it starts
+ * (at random, so that workers started together do not all run it at once, and so that it stays
+ * out of a node's start).
+ */
+export const QUOTA_RETENTION_INTERVAL_MS = 60 * 60 * 1000;
+const QUOTA_RETENTION_FIRST_MS = 60 * 1000;
 
 export interface WorkerOptions {
   /** Names this worker's leases; a fresh one per worker by default. */
@@ -20,6 +31,8 @@ export type BatchResult = OutboxBatchResult;
 export class OutboxWorker {
   readonly owner: string;
   private readonly loop: PollingLoop;
+  /** The daily quota's retention: past days' rows deleted in batches, hourly. */
+  private readonly retention: PollingLoop;
   private readonly abort = new AbortController();
   private readonly logger: NotificationLogger | undefined;
 
@@ -33,6 +46,11 @@ export class OutboxWorker {
       async () => (await this.runOnce()).claimed >= this.service.policy.batchSize,
       service.policy.pollIntervalMs,
       (err) => this.logger?.error({ err, owner: this.owner }, 'outbox batch failed'),
+    );
+    this.retention = new PollingLoop(
+      async () => (await this.service.pruneQuota()) >= PRUNE_BATCH,
+      QUOTA_RETENTION_INTERVAL_MS,
+      (err) => this.logger?.error({ err, owner: this.owner }, 'daily quota retention failed'),
     );
   }
 
@@ -71,11 +89,12 @@ export class OutboxWorker {
   /** Polls every `pollIntervalMs`; a full batch is followed by the next one at once. */
   start(): void {
     this.loop.start();
+    this.retention.start(QUOTA_RETENTION_FIRST_MS * (1 + Math.random()));
   }
 
   /** Stops polling and waits for the batch under way; its rows finish or keep their lease. */
   async stop(): Promise<void> {
-    await this.loop.stop();
+    await Promise.all([this.loop.stop(), this.retention.stop()]);
   }
 
   /** Stops at once: attempts under way are aborted and rescheduled as failed attempts. */

@@ -7,7 +7,8 @@ import { openDatabase, type DatabaseHandle } from '../../../src/db/database.js';
 import { createMailTransport, NotificationService } from '../../../src/modules/notifications/index.js';
 import { sql } from 'kysely';
 import { up as shardQuota } from '../../../src/db/migrations/2026-11-27T0900_email_quota_shards.js';
-import { reservedOn, reserveEmail, reserveEmails, shareOf, SHARDS, utcDay } from '../../../src/modules/notifications/quota.js';
+import { prunePastDays, reservedOn, reserveEmail, reserveEmails, shareOf, SHARDS, utcDay } from '../../../src/modules/notifications/quota.js';
+import os from 'node:os';
 import { systemClock } from '../../../src/shared/clock.js';
 import { createTestDb, usingPostgres, type TestDatabase } from '../../helpers/db.js';
 import { BASES, createAndDeliver, createDocument, seedTeams } from './fixtures.js';
@@ -177,6 +178,72 @@ describe('reserveEmail', () => {
       }),
     ).rejects.toThrow('the document write failed');
     expect(await reservedOn(db.db, 'acme', day)).toBe(0);
+  });
+});
+
+describe('retention of past days', () => {
+  /** Rows of `team` per day (every shard on PostgreSQL). */
+  async function days(team: string): Promise<string[]> {
+    const first = await db.db.selectFrom('email_quota').select('day').where('team_id', '=', team).execute();
+    const all = first.map((r) => r.day);
+    if (usingPostgres()) {
+      const others = await db.db.selectFrom('email_quota_shards').select('day').where('team_id', '=', team).execute();
+      all.push(...others.map((r) => r.day));
+    }
+    return all.sort();
+  }
+
+  it('deletes the rows of days before the cutoff in bounded statements, and keeps the rest', async () => {
+    const team = 'beta';
+    // Five past days of the team (on PostgreSQL each spread over shards, as a busy day is).
+    for (const day of ['2025-12-01', '2025-12-02', '2025-12-03', '2025-12-04', '2025-12-05']) {
+      await reserveEmails(db.db, team, day, 1_000, 40, now());
+      if (usingPostgres()) {
+        await db.db.insertInto('email_quota_shards').values({ team_id: team, day, shard: 3, reserved: 2, updated_at: now() }).onConflict((oc) => oc.doNothing()).execute();
+      }
+    }
+    await reserveEmails(db.db, team, '2025-12-06', 1_000, 1, now());
+    await reserveEmails(db.db, team, '2025-12-07', 1_000, 1, now());
+    const before = await days(team);
+    const past = before.filter((d) => d < '2025-12-06').length;
+    expect(past).toBeGreaterThanOrEqual(5);
+    // At most `limit` rows a statement: a backlog takes several.
+    expect(await prunePastDays(db.db, '2025-12-06', 3)).toBe(3);
+    let left = past - 3;
+    while (left > 0) {
+      const n = await prunePastDays(db.db, '2025-12-06', 3);
+      expect(n).toBeGreaterThan(0);
+      expect(n).toBeLessThanOrEqual(3);
+      left -= n;
+    }
+    expect(await prunePastDays(db.db, '2025-12-06', 3)).toBe(0);
+    expect(await days(team)).toEqual(before.filter((d) => d >= '2025-12-06'));
+    // What is left counts on as before.
+    expect(await reservedOn(db.db, team, '2025-12-06')).toBe(1);
+    expect(await reservedOn(db.db, team, '2025-12-07')).toBe(1);
+  });
+
+  it('the service keeps today and yesterday (UTC) and deletes what is older', async () => {
+    const at = new Date('2026-02-10T00:30:00Z');
+    const transport = createMailTransport({ smtpUrl: null, dataDir: os.tmpdir() });
+    const service = new NotificationService({
+      database: db,
+      clock: { now: () => at },
+      transport,
+      documents: documentStatusPort,
+      bases: BASES,
+      mailFrom: 'inv@billing.example',
+    });
+    try {
+      for (const day of ['2026-02-07', '2026-02-08', '2026-02-09', '2026-02-10']) await reserveEmails(db.db, 'acme', day, 1_000, 2, now());
+      expect(await service.pruneQuota()).toBeGreaterThanOrEqual(2);
+      expect(await reservedOn(db.db, 'acme', '2026-02-07')).toBe(0);
+      expect(await reservedOn(db.db, 'acme', '2026-02-08')).toBe(0);
+      expect(await reservedOn(db.db, 'acme', '2026-02-09')).toBe(2);
+      expect(await reservedOn(db.db, 'acme', '2026-02-10')).toBe(2);
+    } finally {
+      await transport.close();
+    }
   });
 });
 
