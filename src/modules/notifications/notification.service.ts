@@ -324,7 +324,6 @@ export class NotificationService {
     }
   }
 
-  /** Claims up to `limit` due e-mails (retries due, leases lapsed) for `owner`. */
   /**
    * Deletes a batch of daily-quota rows of days before yesterday (UTC): today's and yesterday's
    * stay, whatever a node's clock is off by. The number deleted (`PRUNE_BATCH` at most).
@@ -334,6 +333,7 @@ export class NotificationService {
     return prunePastDays(this.db, utcDay(yesterday));
   }
 
+  /** Claims up to `limit` due e-mails (retries due, leases lapsed) for `owner`. */
   async claimDue(owner: string, limit: number): Promise<OutboxRow[]> {
     return outbox.claimDue(this.db, this.dialect, { kind: 'email', owner, limit, now: this.deps.clock.now(), leaseMs: this.policy.leaseMs });
   }

@@ -133,6 +133,7 @@ function callerSelect(from: any, tenant: RawBuilder<unknown>, withListState: boo
   }
   return query;
 }
+
 /**
  * PostgreSQL: the callers of several requests in ONE statement, the keys' hashes and tenants as
  * two arrays (`unnest … with ordinality`: `batch__i` is a lookup's 1-based position). The same
