@@ -171,12 +171,12 @@ type CallerLoader = DataLoader<CallerLookup, Record<string, unknown> | undefined
 /**
  * PostgreSQL: the key lookups of the requests that reach authentication in one turn of the
  * event loop, run as one statement (issue 12). Per request a statement cost a write system call
- * to the server (pg's `submit` was a quarter of a cached GET's CPU), its Bind/Execute and row
+ * to the server (pg's `submit` was a quarter of a cached GET's profile samples), its Bind/Execute and row
  * description, and the server's own per-statement work, all on the same two cores; a batch pays
  * them once. Nothing is cached: each lookup is answered by a statement that started after the
  * request asked (DataLoader with `cache: false`), so a key or team changed before the request
  * came shows in it, as with a statement of its own. Dispatched with `setImmediate`: the requests
- * read from the sockets in one poll phase share a batch, at the cost of no added wait.
+ * read from the sockets in one poll phase share a batch, each waiting only for that phase to end.
  */
 const callerLoaders = new WeakMap<object, [CallerLoader, CallerLoader]>();
 

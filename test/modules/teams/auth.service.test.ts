@@ -108,6 +108,8 @@ describe('API key lookups', () => {
       [ACME_KEY_3, null, false],
       [ACME_KEY, null, false],
       [SERVICE_KEY, 'acme', false],
+      // Whatever a header carries travels in the statement's arrays without disturbing the others.
+      [SERVICE_KEY, 'a"b\\c{d},e ÿ NULL', true],
     ];
     const outcome = (s: PromiseSettledResult<unknown>) => (s.status === 'fulfilled' ? s.value : (s.reason as { body?: unknown }).body);
     // One at a time, each its own statement: the reference answers (and the teams' parses warmed).
@@ -123,7 +125,7 @@ describe('API key lookups', () => {
     });
     expect(together).toEqual(alone);
     expect(alone.filter((a) => (a as { mode?: string }).mode === 'live')).toHaveLength(5);
-    // PostgreSQL: one statement per variant (with and without the list state) for all nine.
+    // PostgreSQL: one statement per variant (with and without the list state) for all ten.
     if (usingPostgres()) expect(texts).toHaveLength(2);
   });
 
