@@ -2,7 +2,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_PG_POOL_SIZE, loadConfig } from '../src/config/config.js';
+import { autoProcesses, ConfigError, DEFAULT_PG_POOL_SIZE, loadConfig, postgresIsLocal } from '../src/config/config.js';
 
 const CWD = '/srv/invoicing';
 
@@ -227,6 +227,48 @@ describe('loadConfig overrides', () => {
         /^Invalid configuration: INVOICING_PROCESSES must be auto or an integer from 1 to 64 \(got "[^"\n]*"\)$/,
       );
     }
+  });
+
+  it('resolves auto to one process fewer beside a PostgreSQL server on this machine, never below one', () => {
+    const cores = os.availableParallelism();
+    const local = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/app' };
+    expect(loadConfig(local, CWD).processes).toBe(Math.max(1, Math.min(cores - 1, 16)));
+    expect(loadConfig({ ...local, INVOICING_PROCESSES: 'auto' }, CWD).processes).toBe(Math.max(1, Math.min(cores - 1, 16)));
+    // An explicit number is taken as given.
+    expect(loadConfig({ ...local, INVOICING_PROCESSES: '3' }, CWD).processes).toBe(3);
+    expect(loadConfig({ DATABASE_URL: 'postgres://app@db.internal:5432/app' }, CWD).processes).toBe(Math.min(cores, 16));
+
+    const sqlite = { kind: 'sqlite', file: '/tmp/x.sqlite' } as const;
+    const pg = (url: string) => ({ kind: 'postgres', url }) as const;
+    expect(autoProcesses(2, sqlite)).toBe(2);
+    expect(autoProcesses(2, pg('postgres://u@localhost/app'))).toBe(1);
+    expect(autoProcesses(1, pg('postgres://u@localhost/app'))).toBe(1);
+    expect(autoProcesses(8, pg('postgres://u@127.0.0.1/app'))).toBe(7);
+    expect(autoProcesses(8, pg('postgres://u@10.0.0.5/app'))).toBe(8);
+    expect(autoProcesses(64, pg('postgres://u@db/app'))).toBe(16);
+    expect(autoProcesses(64, pg('postgres://u@localhost/app'))).toBe(16);
+
+    const localUrls = [
+      'postgres://u@localhost/app',
+      'postgres://u@LOCALHOST:5433/app',
+      'postgresql://u@127.0.0.1/app',
+      'postgres://u@127.1.2.3/app',
+      'postgres://u@[::1]:5432/app',
+      'postgresql:///app',
+      'postgres://%2Fvar%2Frun%2Fpostgresql/app',
+      'postgres://u@db/app?host=/var/run/postgresql',
+    ];
+    for (const url of localUrls) expect(postgresIsLocal(url), url).toBe(true);
+    const remoteUrls = [
+      'postgres://u@db.internal/app',
+      'postgres://u@10.0.0.5/app',
+      'postgres://u@127.0.0.1.example.com/app',
+      'postgres://u@[2001:db8::1]/app',
+      'postgres://u@localhost/app?host=db.internal',
+      'postgres://u@%E0/app',
+      'not a url',
+    ];
+    for (const url of remoteUrls) expect(postgresIsLocal(url), url).toBe(false);
   });
 
   it('reads true and false spelled several ways', () => {

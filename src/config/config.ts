@@ -25,7 +25,7 @@ export type DatabaseTarget =
  */
 export const DEFAULT_PG_POOL_SIZE = 10;
 
-/** INVOICING_PROCESSES=auto: one API process per core the machine offers, at most this many. */
+/** INVOICING_PROCESSES=auto: one API process per core the machine offers, at most this many (autoProcesses). */
 export const AUTO_PROCESSES_MAX = 16;
 /** INVOICING_PROCESSES: the most API processes one `invoicing serve` runs. */
 export const PROCESSES_MAX = 64;
@@ -194,16 +194,47 @@ function isCidr(entry: string): boolean {
   }
 }
 
-/** INVOICING_PROCESSES: `auto` (the default: one per core, at most 16) or 1 to 64. */
-function parseProcesses(env: Env): number {
+/**
+ * INVOICING_PROCESSES: `auto` (the default) or 1 to 64. `auto` is one API process per core, at
+ * most 16, and one fewer (at least one) when the PostgreSQL server is on this machine
+ * (`postgresIsLocal`): its backends need cores of their own. On the 2-core bench machine, two API
+ * processes beside a local PostgreSQL served reads 30–40 % slower than one at twice the CPU per
+ * read, and creates no faster (docs/performance.md, "Session 10").
+ */
+function parseProcesses(env: Env, database: DatabaseTarget): number {
   const name = 'INVOICING_PROCESSES';
   const raw = read(env, name);
-  if (raw === undefined || raw.toLowerCase() === 'auto') return Math.min(os.availableParallelism(), AUTO_PROCESSES_MAX);
+  if (raw === undefined || raw.toLowerCase() === 'auto') return autoProcesses(os.availableParallelism(), database);
   const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!(value >= 1 && value <= PROCESSES_MAX)) {
     throw new ConfigError(name, `must be auto or an integer from 1 to ${PROCESSES_MAX} (got ${shown(raw)})`);
   }
   return value;
+}
+
+/** What INVOICING_PROCESSES=auto resolves to on a machine with `cores` cores. */
+export function autoProcesses(cores: number, database: DatabaseTarget): number {
+  const forDatabase = database.kind === 'postgres' && postgresIsLocal(database.url) ? cores - 1 : cores;
+  return Math.max(1, Math.min(forDatabase, AUTO_PROCESSES_MAX));
+}
+
+/**
+ * Whether a PostgreSQL URL names a server on this machine: a Unix socket (no host, a host that
+ * is a path, or `?host=/path`), `localhost`, 127.0.0.0/8 or ::1. Any other name or address counts
+ * as another machine (an address of this machine's own network interface included: set
+ * INVOICING_PROCESSES then).
+ */
+export function postgresIsLocal(url: string): boolean {
+  let host: string;
+  try {
+    const parsed = new URL(url);
+    host = decodeURIComponent(parsed.searchParams.get('host') ?? parsed.hostname);
+  } catch {
+    return false;
+  }
+  host = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (host === '' || host.startsWith('/') || host === 'localhost' || host === '::1') return true;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 function parseBoolean(env: Env, name: string, fallback: boolean): boolean {
@@ -275,8 +306,8 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const port = parseInteger(env, 'PORT', 8080, 0, 65535);
   const host = read(env, 'HOST') ?? '127.0.0.1';
-  const processes = parseProcesses(env);
   const database = parseDatabase(env, cwd);
+  const processes = parseProcesses(env, database);
   const redisUrl = parseUrlWithScheme(env, 'REDIS_URL', ['redis', 'rediss']);
   const smtpUrl = parseUrlWithScheme(env, 'SMTP_URL', ['smtp', 'smtps']);
   const mailFrom = read(env, 'INVOICING_MAIL_FROM') ?? 'invoices@localhost';
