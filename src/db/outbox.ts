@@ -3,41 +3,19 @@
  * team; recording an attempt's result is fenced by the lease owner, so a claimer whose lease
  * lapsed cannot overwrite the row.
  */
-import type { Insertable, Updateable } from 'kysely';
+import type { Updateable } from 'kysely';
 import type { Executor } from './database.js';
 import { anyDueRow, claimDueOutboxRows } from './outbox-claim.js';
-import { preparedQuery } from './prepared-query.js';
+import { insertRows } from './prepared-query.js';
 import type { OutboxRow, OutboxTable } from './types.js';
 
-const OUTBOX_COLUMNS = [
-  'team_id', 'id', 'kind', 'public_id', 'revision', 'position', 'recipient', 'idem_key', 'message_id', 'payload', 'state',
-  'attempts', 'max_attempts', 'next_attempt_at', 'locked_by', 'locked_until', 'last_error', 'last_error_code', 'sent_at',
-  'created_at', 'updated_at',
-] as const satisfies ReadonlyArray<keyof OutboxTable>;
-
-/** Inserts of 1..PREPARED_ROWS rows, compiled once each (a write's e-mails, an EDO send). */
-const PREPARED_ROWS = 8;
-const preparedInserts = Array.from({ length: PREPARED_ROWS }, (_, i) =>
-  preparedQuery<string, never>((db, p) =>
-    db.insertInto('outbox').values(
-      Array.from({ length: i + 1 }, (_, r) => Object.fromEntries(OUTBOX_COLUMNS.map((c) => [c, p(`${c}:${r}`)])) as Insertable<OutboxTable>),
-    ),
-  ),
-);
-
-/** One statement for all `rows` (every column given, as the outbox's writers do). */
+/**
+ * One statement for all `rows` (a write's e-mails, an EDO send), compiled once per row count
+ * (`insertRows`): its parameters are read from the rows by position, not through an object of
+ * `column:row` keys built per call (docs/performance.md, "Session 10").
+ */
 export async function insertOutboxRows(db: Executor, rows: OutboxTable[]): Promise<void> {
-  if (rows.length === 0) return;
-  const insert = preparedInserts[rows.length - 1];
-  if (insert === undefined) {
-    await db.insertInto('outbox').values(rows).execute();
-    return;
-  }
-  const values: Record<string, unknown> = {};
-  rows.forEach((row, r) => {
-    for (const c of OUTBOX_COLUMNS) values[`${c}:${r}`] = row[c];
-  });
-  await insert(db, values);
+  await insertRows(db, 'outbox', rows);
 }
 
 /** A document revision's rows of one kind. */

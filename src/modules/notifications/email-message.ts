@@ -65,7 +65,7 @@ export function messageIdHost(mailFrom: string): string {
 
 /** Stable per document revision and recipient: a retry is recognisably the same message. */
 export function messageIdFor(publicId: string, revision: number, recipient: string, host: string): string {
-  const who = crypto.createHash('sha256').update(recipient.trim().toLowerCase(), 'utf8').digest('hex').slice(0, 16);
+  const who = crypto.hash('sha256', recipient.trim().toLowerCase(), 'hex').slice(0, 16);
   return `<${publicId}.${revision}.${who}@${host}>`;
 }
 
