@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { formatRateLimit, formatRateLimitPolicy } from '../../src/http/rate-limit/headers.js';
 import { MemoryStore } from '../../src/http/rate-limit/memory-store.js';
 import type { LimitRule, RateLimitStore } from '../../src/http/rate-limit/rate-limit.types.js';
@@ -275,6 +275,51 @@ describe('redis store errors', () => {
       const started = performance.now();
       await expect(store.consume([rule()], Date.now())).rejects.toThrow('Redis did not answer a rate-limit count within 300 ms');
       expect(performance.now() - started).toBeGreaterThanOrEqual(295);
+    } finally {
+      redis.disconnect();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it('sends no more calls to a Redis that leaves maxUnanswered of them unanswered, and sends again once it answers', async () => {
+    // A server that takes the connection and the commands and never answers them, until told
+    // to answer each with an error; counts the script calls it receives.
+    const sockets = new Set<net.Socket>();
+    let calls = 0;
+    let answering = false;
+    const silent = net.createServer((socket) =>
+      sockets.add(
+        socket.on('data', (data) => {
+          const n = (data.toString('latin1').match(/evalsha|\r\neval\r\n/gi) ?? []).length;
+          calls += n;
+          if (answering) socket.write('-ERR refused by the test\r\n'.repeat(n));
+        }),
+      ),
+    );
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as net.AddressInfo).port;
+    const redis = new Redis({ host: '127.0.0.1', port, enableOfflineQueue: false, enableReadyCheck: false, disableClientInfo: true, maxRetriesPerRequest: 1 });
+    redis.on('error', () => {});
+    try {
+      await new Promise((resolve) => redis.once('ready', resolve));
+      const store = new RedisStore(redis, { timeoutMs: 100, maxUnanswered: 3 });
+      // Three calls (one per turn of the event loop), each failed by its timeout, none answered.
+      for (let i = 0; i < 3; i++) await expect(store.consume([rule()], Date.now())).rejects.toThrow('within 100 ms');
+      await vi.waitFor(() => expect(calls).toBe(3));
+      // The fourth is not sent: it fails at once, without waiting for a timeout.
+      const started = performance.now();
+      await expect(store.consume([rule()], Date.now())).rejects.toThrow('Redis has not answered 3 rate-limit calls');
+      expect(performance.now() - started).toBeLessThan(100);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(calls).toBe(3);
+      // Redis answers (ioredis sends the three again on a new connection; each gets its error):
+      // the store sends again.
+      answering = true;
+      for (const socket of sockets) socket.destroy();
+      await vi.waitFor(() => expect(calls).toBe(6));
+      await vi.waitFor(() => expect(store.consume([rule()], Date.now())).rejects.toThrow('refused by the test'));
+      expect(calls).toBeGreaterThanOrEqual(7);
     } finally {
       redis.disconnect();
       for (const socket of sockets) socket.destroy();

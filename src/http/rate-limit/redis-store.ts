@@ -19,6 +19,14 @@ export interface RedisStoreOptions {
    * process's event loop was busy is taken, where ioredis' `commandTimeout` would fail it.
    */
   timeoutMs?: number;
+  /**
+   * Script calls sent and not yet answered past which the store sends no more and fails the
+   * counts at once (the limiter fails open). A Redis that accepts commands and never answers
+   * keeps every sent call in ioredis' queue until the connection closes, timed-out ones
+   * included: this bounds that memory. Sending resumes as soon as answers (or the connection's
+   * end) bring the number down. Default 256 (each call at most BATCH_MAX counts).
+   */
+  maxUnanswered?: number;
 }
 
 /**
@@ -99,6 +107,9 @@ export class RedisStore implements RateLimitStore {
   private readonly prefix: string;
   private readonly expiryGraceMs: number;
   private readonly timeoutMs: number;
+  private readonly maxUnanswered: number;
+  /** Script calls sent whose reply (or failure) ioredis has not delivered yet. */
+  private unanswered = 0;
   private readonly counts: DataLoader<Count, number[]>;
 
   /** The caller owns `redis`: this store never connects or quits it. */
@@ -109,6 +120,7 @@ export class RedisStore implements RateLimitStore {
     this.prefix = options.prefix ?? 'inv:rl:';
     this.expiryGraceMs = options.expiryGraceMs ?? 1_000;
     this.timeoutMs = options.timeoutMs ?? 500;
+    this.maxUnanswered = options.maxUnanswered ?? 256;
     // Idempotent: redefining the same script on a shared connection is harmless.
     redis.defineCommand(COMMAND, { lua: CONSUME_LUA });
     this.counts = new DataLoader<Count, number[]>((batch) => this.run(batch), {
@@ -148,9 +160,18 @@ export class RedisStore implements RateLimitStore {
       sizes.push(count.keys.length);
       args.push(...count.args);
     }
+    if (this.unanswered >= this.maxUnanswered) {
+      throw new Error(`Redis has not answered ${this.unanswered} rate-limit calls: none is sent until it does`);
+    }
     const command = (this.redis as unknown as ConsumeCommand)[COMMAND];
+    const sent = command.call(this.redis, keys.length, ...keys, batch.length, ...sizes, ...args);
+    this.unanswered += 1;
+    const answered = () => {
+      this.unanswered -= 1;
+    };
+    sent.then(answered, answered);
     const reply = await withReplyTimeout(
-      command.call(this.redis, keys.length, ...keys, batch.length, ...sizes, ...args),
+      sent,
       this.timeoutMs,
       () => new Error(`Redis did not answer a rate-limit count within ${this.timeoutMs} ms`),
     );
