@@ -261,49 +261,55 @@ describe('redis store errors', () => {
     redis.disconnect();
   });
 
-  it('fails a count that Redis does not answer within timeoutMs', async () => {
-    // A server that takes the connection and the command and never answers.
+  /**
+   * A server that takes the connection and the commands and never answers (unless `onData`
+   * writes), and an ioredis client connected to it as the service connects (no offline queue).
+   */
+  async function silentRedis(onData: (socket: net.Socket, data: Buffer) => void = () => undefined) {
     const sockets = new Set<net.Socket>();
-    const silent = net.createServer((socket) => sockets.add(socket.on('data', () => undefined)));
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const port = (silent.address() as net.AddressInfo).port;
+    const server = net.createServer((socket) => sockets.add(socket.on('data', (data) => onData(socket, data))));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
     const redis = new Redis({ host: '127.0.0.1', port, enableOfflineQueue: false, enableReadyCheck: false, disableClientInfo: true, maxRetriesPerRequest: 1 });
     redis.on('error', () => {});
+    await new Promise((resolve) => redis.once('ready', resolve));
+    return {
+      redis,
+      /** Ends the server's side of every connection (ioredis reconnects). */
+      dropConnections: () => {
+        for (const socket of sockets) socket.destroy();
+      },
+      close: async () => {
+        redis.disconnect();
+        for (const socket of sockets) socket.destroy();
+        await new Promise((resolve) => server.close(resolve));
+      },
+    };
+  }
+
+  it('fails a count that Redis does not answer within timeoutMs', async () => {
+    const silent = await silentRedis();
     try {
-      await new Promise((resolve) => redis.once('ready', resolve));
-      const store = new RedisStore(redis, { timeoutMs: 300 });
+      const store = new RedisStore(silent.redis, { timeoutMs: 300 });
       const started = performance.now();
       await expect(store.consume([rule()], Date.now())).rejects.toThrow('Redis did not answer a rate-limit count within 300 ms');
       expect(performance.now() - started).toBeGreaterThanOrEqual(295);
     } finally {
-      redis.disconnect();
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => silent.close(resolve));
+      await silent.close();
     }
   });
 
   it('sends no more calls to a Redis that leaves maxUnanswered of them unanswered, and sends again once it answers', async () => {
-    // A server that takes the connection and the commands and never answers them, until told
-    // to answer each with an error; counts the script calls it receives.
-    const sockets = new Set<net.Socket>();
+    // Counts the script calls received; once `answering`, answers each with an error.
     let calls = 0;
     let answering = false;
-    const silent = net.createServer((socket) =>
-      sockets.add(
-        socket.on('data', (data) => {
-          const n = (data.toString('latin1').match(/evalsha|\r\neval\r\n/gi) ?? []).length;
-          calls += n;
-          if (answering) socket.write('-ERR refused by the test\r\n'.repeat(n));
-        }),
-      ),
-    );
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const port = (silent.address() as net.AddressInfo).port;
-    const redis = new Redis({ host: '127.0.0.1', port, enableOfflineQueue: false, enableReadyCheck: false, disableClientInfo: true, maxRetriesPerRequest: 1 });
-    redis.on('error', () => {});
+    const silent = await silentRedis((socket, data) => {
+      const n = (data.toString('latin1').match(/evalsha|\r\neval\r\n/gi) ?? []).length;
+      calls += n;
+      if (answering) socket.write('-ERR refused by the test\r\n'.repeat(n));
+    });
     try {
-      await new Promise((resolve) => redis.once('ready', resolve));
-      const store = new RedisStore(redis, { timeoutMs: 100, maxUnanswered: 3 });
+      const store = new RedisStore(silent.redis, { timeoutMs: 100, maxUnanswered: 3 });
       // Three calls (one per turn of the event loop), each failed by its timeout, none answered.
       for (let i = 0; i < 3; i++) await expect(store.consume([rule()], Date.now())).rejects.toThrow('within 100 ms');
       await vi.waitFor(() => expect(calls).toBe(3));
@@ -314,14 +320,12 @@ describe('redis store errors', () => {
       // Redis answers (ioredis sends the three again on a new connection; each gets its error):
       // the store sends again.
       answering = true;
-      for (const socket of sockets) socket.destroy();
+      silent.dropConnections();
       await vi.waitFor(() => expect(calls).toBe(6));
       await vi.waitFor(() => expect(store.consume([rule()], Date.now())).rejects.toThrow('refused by the test'));
       expect(calls).toBeGreaterThanOrEqual(7);
     } finally {
-      redis.disconnect();
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => silent.close(resolve));
+      await silent.close();
     }
   });
 
