@@ -198,7 +198,7 @@ function isCidr(entry: string): boolean {
  * INVOICING_PROCESSES: `auto` (the default) or 1 to 64. `auto` is one API process per core, at
  * most 16, and one fewer (at least one) when the PostgreSQL server is on this machine
  * (`postgresIsLocal`): its backends need cores of their own. On the 2-core bench machine, two API
- * processes beside a local PostgreSQL served reads 30–40 % slower than one at twice the CPU per
+ * processes beside a local PostgreSQL served reads 29–36 % slower than one at twice the CPU per
  * read, and creates no faster (docs/performance.md, "Session 10").
  */
 function parseProcesses(env: Env, database: DatabaseTarget): number {
