@@ -22,9 +22,9 @@ export interface RedisStoreOptions {
   /**
    * Script calls sent and not yet answered past which the store sends no more and fails the
    * counts at once (the limiter fails open). A Redis that accepts commands and never answers
-   * keeps every sent call in ioredis' queue until the connection closes, timed-out ones
-   * included: this bounds that memory. Sending resumes as soon as answers (or the connection's
-   * end) bring the number down. Default 256 (each call at most BATCH_MAX counts).
+   * leaves every sent call in ioredis' queue, timed-out ones included (ioredis even sends them
+   * again on a new connection): this bounds that memory. Sending resumes as soon as Redis
+   * answers them or ioredis fails them. Default 256 (each call at most BATCH_MAX counts).
    */
   maxUnanswered?: number;
 }
