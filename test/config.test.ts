@@ -257,6 +257,7 @@ describe('loadConfig overrides', () => {
       'postgresql:///app',
       'postgres://%2Fvar%2Frun%2Fpostgresql/app',
       'postgres://u@db/app?host=/var/run/postgresql',
+      'socket:/var/run/postgresql?db=app',
     ];
     for (const url of localUrls) expect(postgresIsLocal(url), url).toBe(true);
     const remoteUrls = [

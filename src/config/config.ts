@@ -6,6 +6,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { parse as parseConnectionString } from 'pg-connection-string';
 
 export type DatabaseTarget =
   | { kind: 'sqlite'; file: string }
@@ -220,19 +221,18 @@ export function autoProcesses(cores: number, database: DatabaseTarget): number {
 
 /**
  * Whether a PostgreSQL URL names a server on this machine: a Unix socket (no host, a host that
- * is a path, or `?host=/path`), `localhost`, 127.0.0.0/8 or ::1. Any other name or address counts
- * as another machine (an address of this machine's own network interface included: set
- * INVOICING_PROCESSES then).
+ * is a path, or `?host=/path`), `localhost`, 127.0.0.0/8 or ::1. The host is read by
+ * pg-connection-string, the parser node-postgres itself connects with. Any other name or
+ * address counts as another machine (an address of this machine's own network interface
+ * included: set INVOICING_PROCESSES then); so does a URL it cannot read.
  */
 export function postgresIsLocal(url: string): boolean {
   let host: string;
   try {
-    const parsed = new URL(url);
-    host = decodeURIComponent(parsed.searchParams.get('host') ?? parsed.hostname);
+    host = (parseConnectionString(url).host ?? '').toLowerCase();
   } catch {
     return false;
   }
-  host = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   if (host === '' || host.startsWith('/') || host === 'localhost' || host === '::1') return true;
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
