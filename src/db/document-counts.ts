@@ -58,11 +58,13 @@ export function pgAddDocumentsQuery(qc: QueryCreator<Database>, teamId: string, 
 
 /**
  * PostgreSQL: `pgAddDocumentsQuery` for one document as fixed SQL text (`teamParam` the team's
- * placeholder), for a caller that writes one fixed statement (a named prepared one).
+ * placeholder), for a caller that writes one fixed statement (a named prepared one); under
+ * `condition` (SQL) when given.
  */
-export function pgAddOneDocumentSql(teamParam: string): string {
+export function pgAddOneDocumentSql(teamParam: string, condition: string | null = null): string {
+  const row = `${teamParam}, mod(txid_current(), ${COUNTER_SHARDS})::int, 1`;
   return (
-    `insert into "team_document_counts" ("team_id", "shard", "documents") values (${teamParam}, mod(txid_current(), ${COUNTER_SHARDS})::int, 1) ` +
+    `insert into "team_document_counts" ("team_id", "shard", "documents") ${condition ? `select ${row} where ${condition}` : `values (${row})`} ` +
     'on conflict ("team_id", "shard") do update set "documents" = team_document_counts.documents + 1'
   );
 }

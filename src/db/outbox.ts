@@ -6,6 +6,7 @@
 import type { Updateable } from 'kysely';
 import type { Executor } from './database.js';
 import { anyDueRow, claimDueOutboxRows } from './outbox-claim.js';
+import { pgUnnestInsert, type PgStatementPart } from './pg-parts.js';
 import { insertRows } from './prepared-query.js';
 import type { OutboxRow, OutboxTable } from './types.js';
 
@@ -16,6 +17,27 @@ import type { OutboxRow, OutboxTable } from './types.js';
  */
 export async function insertOutboxRows(db: Executor, rows: OutboxTable[]): Promise<void> {
   await insertRows(db, 'outbox', rows);
+}
+
+/** Every outbox column with the array type it travels as in `pgOutboxInsertPart`. */
+const OUTBOX_COLUMNS = [
+  ['team_id', 'text'], ['id', 'text'], ['kind', 'text'], ['public_id', 'text'], ['revision', 'int'], ['position', 'int'],
+  ['recipient', 'text'], ['idem_key', 'text'], ['message_id', 'text'], ['payload', 'text'], ['state', 'text'],
+  ['attempts', 'int'], ['max_attempts', 'int'], ['next_attempt_at', 'text'], ['locked_by', 'text'], ['locked_until', 'text'],
+  ['last_error', 'text'], ['last_error_code', 'text'], ['sent_at', 'text'], ['created_at', 'text'], ['updated_at', 'text'],
+] as const satisfies ReadonlyArray<readonly [keyof OutboxTable, string]>;
+
+/**
+ * PostgreSQL: `rows` as a CTE named `name` of one statement written by several modules
+ * (pg-parts.ts), one array per column, so the text does not depend on how many rows there are.
+ * The same rows `insertOutboxRows` writes.
+ */
+export function pgOutboxInsertPart(name: string, rows: OutboxTable[]): PgStatementPart {
+  return {
+    key: `outbox:${name}`,
+    ctes: (param, condition) => `"${name}" as (${pgUnnestInsert('outbox', OUTBOX_COLUMNS, param, condition)})`,
+    values: OUTBOX_COLUMNS.map(([c]) => rows.map((r) => r[c])),
+  };
 }
 
 /** A document revision's rows of one kind. */

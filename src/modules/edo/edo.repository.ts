@@ -5,6 +5,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import type { PgStatementPart } from '../../db/pg-parts.js';
 import { preparedQuery } from '../../db/prepared-query.js';
 import type { EdoJobRow, EdoJobStatus, EdoJobsTable, EdoLinkRow, EdoLinksTable, OutboxRow } from '../../db/types.js';
 
@@ -21,6 +22,21 @@ const insertJobRow = preparedQuery<(typeof JOB_COLUMNS)[number], never>((db, p) 
 
 export async function insertJob(db: Executor, row: EdoJobsTable): Promise<void> {
   await insertJobRow(db, row);
+}
+
+/**
+ * PostgreSQL: `insertJob` as a CTE of one statement written by several modules (pg-parts.ts).
+ * `insert ... select $1, ...` takes each parameter's type from its column, as `values` would,
+ * and can stand under the statement's condition.
+ */
+export function pgJobInsertPart(row: EdoJobsTable): PgStatementPart {
+  return {
+    key: 'edo_job',
+    ctes: (param, condition) =>
+      `"edo_job" as (insert into "edo_jobs" (${JOB_COLUMNS.map((c) => `"${c}"`).join(', ')}) ` +
+      `select ${JOB_COLUMNS.map((_, i) => param(i)).join(', ')}${condition ? ` where ${condition}` : ''})`,
+    values: JOB_COLUMNS.map((c) => row[c]),
+  };
 }
 
 /** The document's jobs, newest revision first. */

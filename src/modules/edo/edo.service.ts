@@ -12,6 +12,7 @@
  */
 import type { Db, DatabaseHandle, Executor } from '../../db/database.js';
 import * as outbox from '../../db/outbox.js';
+import type { PgStatementPart } from '../../db/pg-parts.js';
 import type { EdoJobRow, OutboxRow } from '../../db/types.js';
 import { retryDelayMs, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
@@ -162,6 +163,14 @@ export class EdoService {
     await outbox.insertOutboxRows(trx, [send.outboxRow]);
     await repo.insertJob(trx, send.job);
     return send.planned;
+  }
+
+  /**
+   * PostgreSQL: the rows `writeSend` writes, as parts of the document's own statement (one
+   * round trip, no transaction; pg-parts.ts).
+   */
+  pgSendParts(send: NewSend): PgStatementPart[] {
+    return [outbox.pgOutboxInsertPart('edo_outbox', [send.outboxRow]), repo.pgJobInsertPart(send.job)];
   }
 
   /** The rows of a send of `request` to its buyer (pure). */

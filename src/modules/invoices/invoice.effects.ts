@@ -6,6 +6,7 @@
 import type { Transaction } from 'kysely';
 import type { Database, InvoiceRow, ShareLinkRow } from '../../db/types.js';
 import type { Executor } from '../../db/database.js';
+import type { PgGatePart, PgStatementPart } from '../../db/pg-parts.js';
 import type { EdoService, EdoSync, NewSend, PlannedSync } from '../edo/index.js';
 import type {
   DeliveryReport,
@@ -16,6 +17,7 @@ import type {
   PreparedNotifications,
 } from '../notifications/index.js';
 import type { AuthContext } from '../teams/index.js';
+import type { NewDocumentEffectsPg } from './invoice.repository.js';
 import { edoSyncRequest, type PreparedWrite } from './invoice.write.js';
 
 /** What a write queued, handed from inside its transaction to after the commit. */
@@ -118,12 +120,23 @@ export class WriteEffects {
   }
 
   /**
-   * Whether `enqueue` would write nothing for this new document (first revision): no e-mail
-   * asked and no EDO recipient (planSync writes a job only for a `buyer_edo_id`). Such a create
-   * needs no transaction around its own statement(s).
+   * PostgreSQL, a new document: its effects as `prepareCreate` built them, as parts of the
+   * document's own statement (`insertNewDocumentPg`: one round trip, no transaction), with
+   * what `enqueue` would hand on once that statement wrote them. Null when they need the
+   * transaction (`NotificationService.pgWriteParts` says when).
    */
-  quietCreate(row: InvoiceRow, prepared: PreparedWrite): boolean {
-    return row.revision === 1 && !prepared.envelope.notify && row.buyer_edo_id === null;
+  pgCreateParts(auth: Extract<AuthContext, { mode: 'live' }>, early: EarlyEffects): { effects: NewDocumentEffectsPg; queued: QueuedEffects } | null {
+    const parts: PgStatementPart[] = [];
+    let gate: PgGatePart | null = null;
+    let pending: PendingNotifications | null = null;
+    if (early.notifications) {
+      const mail = this.deps.notifications.pgWriteParts(early.notifications, auth.tariff.emails_per_day);
+      if (mail === null) return null;
+      ({ gate, pending } = mail);
+      parts.push(...mail.parts);
+    }
+    if (early.edo) parts.push(...this.deps.edo.pgSendParts(early.edo));
+    return { effects: { gate, parts }, queued: { pending, edo: early.edo?.planned ?? null } };
   }
 
   private notificationRequest(

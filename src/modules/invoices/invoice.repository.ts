@@ -7,6 +7,7 @@ import { documentEventQuery, pgDocumentEventsInsert, pgDocumentEventsInsertUnnes
 import { executeCompiled } from '../../db/direct-execution.js';
 import { modifiedSince, teamScope } from '../../db/list-plans.js';
 import { insertRows, insertRowsQuery, preparedQuery, preparedStatement } from '../../db/prepared-query.js';
+import type { PgGatePart, PgStatementPart } from '../../db/pg-parts.js';
 import { nameStatement } from '../../db/pg-statements.js';
 import { retryPgConflicts } from '../../db/pg-retry.js';
 import { invoiceSearchMatches, probeTrigramTable, usesTrigramTable, type SearchPlan } from '../../db/text-search.js';
@@ -168,18 +169,48 @@ export interface NewDocumentRows {
  * foreign keys are checked at the end of the statement, when the invoice row is there; a taken
  * `public_id` fails the whole statement with a unique violation, nothing written.
  *
- * The statement's text is fixed (NEW_DOCUMENT_PG): the items, links and events go in as one
- * array per column (`unnest`), so the text does not depend on how many there are, Kysely
- * compiles nothing per create, and outside a transaction it runs as a named prepared statement
- * (pg-statements.ts), parsed and planned once per connection. A document whose rows do not
- * have exactly the fixed columns (none today) goes through the builder as before. Run on its
- * own (not in a transaction), a statement the server aborted as a deadlock or serialization
- * failure stored nothing and is run again (pg-retry.ts); in a transaction, the transaction is.
+ * `effects`: the rows of the create's e-mails and EDO send, written by the same statement
+ * (pg-parts.ts; the notifications and EDO modules build them), and the daily quota's gate when an
+ * e-mail takes from it: every row is then written only if the gate lets the e-mails through.
+ * False when the statement wrote nothing because the gate refused (or, with effects, rows of
+ * another shape): the caller writes the document in a transaction instead.
+ *
+ * The statement's text is fixed per kind of effects (`newDocumentPgText`): the items, links,
+ * events and outbox rows go in as one array per column (`unnest`), so the text does not depend
+ * on how many there are, Kysely compiles nothing per create, and outside a transaction it runs
+ * as a named prepared statement (pg-statements.ts), parsed and planned once per connection. A
+ * document whose rows do not have exactly the fixed columns (none today) goes through the
+ * builder as before. Run on its own (not in a transaction), a statement the server aborted as
+ * a deadlock or serialization failure stored nothing and is run again (pg-retry.ts); in a
+ * transaction, the transaction is.
  */
-export async function insertNewDocumentPg(db: Executor, doc: NewDocumentRows): Promise<void> {
+export async function insertNewDocumentPg(db: Executor, doc: NewDocumentRows, effects?: NewDocumentEffectsPg): Promise<boolean> {
   const values = newDocumentPgValues(doc);
-  const write = () => (values === null ? insertNewDocumentPgBuilt(db, doc) : db.executeQuery(CompiledQuery.raw(NEW_DOCUMENT_PG, values)).then(() => undefined));
-  await (db.isTransaction ? write() : retryPgConflicts(write));
+  const gate = effects?.gate ?? null;
+  const parts = effects?.parts ?? [];
+  if (values === null && (gate !== null || parts.length > 0)) return false;
+  const write = async (): Promise<boolean> => {
+    if (values === null) {
+      await insertNewDocumentPgBuilt(db, doc);
+      return true;
+    }
+    if (gate === null && parts.length === 0) {
+      await db.executeQuery(CompiledQuery.raw(NEW_DOCUMENT_PG, values));
+      return true;
+    }
+    const all = [...values, ...(gate?.values ?? []), ...parts.flatMap((p) => p.values)];
+    const result = await db.executeQuery<{ written: boolean }>(CompiledQuery.raw(newDocumentPgText(gate, parts), all));
+    return result.rows[0]?.written === true;
+  };
+  return db.isTransaction ? write() : retryPgConflicts(write);
+}
+
+/** What else a new document's statement writes (`insertNewDocumentPg`). */
+export interface NewDocumentEffectsPg {
+  /** The daily e-mail quota's reservation; nothing is written when it refuses. */
+  gate: PgGatePart | null;
+  /** The e-mails' outbox rows, the EDO send's outbox row and job. */
+  parts: PgStatementPart[];
 }
 
 const INVOICE_COLUMNS = [
@@ -200,26 +231,62 @@ const LINK_COLUMNS = [
   ['created_at', 'text'], ['last_opened_at', 'text'],
 ] as const satisfies ReadonlyArray<readonly [keyof ShareLinksTable, string]>;
 
-const NEW_DOCUMENT_PG = (() => {
+/**
+ * The new document's statement: its own rows (parameters first, in `newDocumentPgValues`'
+ * order), then the gate's and the parts' CTEs (their parameters after, in that order). Without
+ * either, the document's rows alone (NEW_DOCUMENT_PG); with a gate, each of its rows is written
+ * under the gate's condition and the statement answers whether it held (`written`).
+ */
+function buildNewDocumentPg(gate: PgGatePart | null, parts: readonly PgStatementPart[]): string {
   let n = 0;
   const next = () => `$${++n}`;
-  const invoice = `insert into "invoices" (${INVOICE_COLUMNS.map((c) => `"${c}"`).join(', ')}) values (${INVOICE_COLUMNS.map(next).join(', ')})`;
+  const condition = gate?.condition ?? null;
+  const under = condition ? ` where ${condition}` : '';
+  const columns = INVOICE_COLUMNS.map((c) => `"${c}"`).join(', ');
+  const params = INVOICE_COLUMNS.map(next).join(', ');
+  // `insert ... select` takes each parameter's type from its column as `values` does, and can stand under a condition.
+  const invoice = `insert into "invoices" (${columns}) ${condition ? `select ${params}${under}` : `values (${params})`}`;
   const team = next();
   const publicId = next();
-  const fromArrays = (table: string, columns: ReadonlyArray<readonly [string, string]>) =>
-    `insert into "${table}" ("team_id", "public_id", ${columns.map(([c]) => `"${c}"`).join(', ')}) ` +
-    `select ${team}, ${publicId}, ${columns.map(([c]) => `r."${c}"`).join(', ')} ` +
-    `from unnest(${columns.map(([, type]) => `${next()}::${type}[]`).join(', ')}) as r(${columns.map(([c]) => `"${c}"`).join(', ')})`;
+  const fromArrays = (table: string, cols: ReadonlyArray<readonly [string, string]>) =>
+    `insert into "${table}" ("team_id", "public_id", ${cols.map(([c]) => `"${c}"`).join(', ')}) ` +
+    `select ${team}, ${publicId}, ${cols.map(([c]) => `r."${c}"`).join(', ')} ` +
+    `from unnest(${cols.map(([, type]) => `${next()}::${type}[]`).join(', ')}) as r(${cols.map(([c]) => `"${c}"`).join(', ')})${under}`;
   const items = fromArrays('invoice_items', ITEM_COLUMNS);
   const links = fromArrays('share_links', LINK_COLUMNS);
-  const first = n + 1;
-  const events = pgDocumentEventsInsertUnnest((i) => `$${first + i}`, []).text;
-  return (
-    `with "new_invoice" as (${invoice}), "counted" as (${pgAddOneDocumentSql(team)}), ` +
-    `"new_items" as (${items}), "new_links" as (${links}) ${events}`
-  );
-})();
+  const first = n;
+  const events = pgDocumentEventsInsertUnnest((i) => `$${first + i + 1}`, [], condition ?? undefined);
+  n += events.values.length;
+  const own = `"new_invoice" as (${invoice}), "counted" as (${pgAddOneDocumentSql(team, condition)}), "new_items" as (${items}), "new_links" as (${links})`;
+  if (gate === null && parts.length === 0) return `with ${own} ${events.text}`;
+  const ctes: string[] = [];
+  const numbered = (part: PgStatementPart, partCondition: string | null) => {
+    const base = n;
+    ctes.push(part.ctes((i) => `$${base + i + 1}`, partCondition));
+    n += part.values.length;
+  };
+  if (gate) numbered(gate, null);
+  ctes.push(own, `"new_events" as (${events.text})`);
+  for (const part of parts) numbered(part, condition);
+  return `with ${ctes.join(', ')} select ${condition ?? 'true'} as "written"`;
+}
+
+const NEW_DOCUMENT_PG = buildNewDocumentPg(null, []);
 nameStatement(NEW_DOCUMENT_PG);
+
+/** The statement texts with effects, one per combination of the parts' keys (a handful). */
+const newDocumentPgTexts = new Map<string, string>();
+
+function newDocumentPgText(gate: PgGatePart | null, parts: readonly PgStatementPart[]): string {
+  const key = [gate?.key ?? '', ...parts.map((p) => p.key)].join('|');
+  let text = newDocumentPgTexts.get(key);
+  if (text === undefined) {
+    text = buildNewDocumentPg(gate, parts);
+    newDocumentPgTexts.set(key, text);
+    nameStatement(text);
+  }
+  return text;
+}
 
 /** Whether `row` sets exactly `columns` (a column set to null counts; undefined does not). */
 function hasExactly(row: object, columns: ReadonlyArray<string>, extra: ReadonlyArray<string> = []): boolean {

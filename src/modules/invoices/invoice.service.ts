@@ -302,16 +302,18 @@ export class InvoiceService {
     /** The answer recorded with the document (Idempotency-Key), when nothing happens after the commit. */
     let final: WriteOutcome | null = null;
     const doc = { row, items, links };
-    // SQLite: the effects and the document's statements built before the transaction (the batch
+    // The effects built before the transaction. SQLite: and the document's statements (the batch
     // holds the write lock only to run them; work inside it costs the writers' turns, measured in
     // docs/performance.md "Session 8"). The e-mails as the daily quota lets them through: if it
     // stops some, the row changes inside and its statements are bound again there.
-    const early = this.onPostgres ? undefined : this.effects.prepareCreate(auth, row, prepared, links);
+    const early = this.effects.prepareCreate(auth, row, prepared, links);
     const statements = this.onPostgres ? null : repo.newDocumentStatements(this.deps.db, { ...doc, events: newDocumentEvents(row, now, false) });
+    // PostgreSQL without Idempotency-Key: the effects' rows in the document's own statement.
+    const oneStatement = this.onPostgres && !onCommit ? this.effects.pgCreateParts(auth, early) : null;
     try {
-      if (this.onPostgres && !onCommit && this.effects.quietCreate(row, prepared)) {
-        // PostgreSQL with nothing else to write: one statement that commits alone, one round trip.
-        await repo.insertNewDocumentPg(this.deps.db, { ...doc, events: newDocumentEvents(row, now, true) });
+      if (oneStatement && (await repo.insertNewDocumentPg(this.deps.db, { ...doc, events: newDocumentEvents(row, now, true) }, oneStatement.effects))) {
+        // One statement that commits alone, one round trip (docs/performance.md "Session 11").
+        queued = oneStatement.queued;
       } else {
         await this.commits.run(async (trx) => {
           // The e-mails' outcome (and a quota restriction) is written with the row itself.

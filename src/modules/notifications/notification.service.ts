@@ -10,6 +10,7 @@
  *    (a process that died between commit and delivery).
  */
 import type { Db, DatabaseHandle, Executor } from '../../db/database.js';
+import type { PgGatePart, PgStatementPart } from '../../db/pg-parts.js';
 import type { OutboxRow, OutboxTable } from '../../db/types.js';
 import { forEachLimited, newLeaseOwner, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
@@ -22,7 +23,7 @@ import type { MailRuntime, Notifications } from './notification.schemas.js';
 import { blockedOutcome, emptyOutcome, outcomeFromRows, type BlockReason } from './outcome.js';
 import * as outbox from '../../db/outbox.js';
 import { planEmails, type NotificationRequest, type PlannedEmail } from './plan.js';
-import { prunePastDays, reserveEmails, utcDay } from './quota.js';
+import { pgReservationGate, prunePastDays, reserveEmails, utcDay } from './quota.js';
 import { resolveRecipients } from './recipients.js';
 import { countDelivery } from '../../shared/delivery-metrics.js';
 import { sortableToken } from '../../shared/tokens.js';
@@ -131,6 +132,12 @@ interface EmailPayload {
 }
 
 const noopLogger: NotificationLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** What `write` hands on for `planned` once its rows are written. */
+function pendingOf(planned: PlannedNotifications): PendingNotifications {
+  const ids = planned.rows.filter((r) => r.state === 'sending').map((r) => r.id);
+  return { teamId: planned.teamId, publicId: planned.publicId, revision: planned.revision, owner: planned.owner, ids, outcome: planned.outcome };
+}
 
 export function statusOf(outcome: Notifications): 200 | 207 {
   return outcome.sent_count < outcome.planned_count ? 207 : 200;
@@ -296,8 +303,24 @@ export class NotificationService {
     const { rows } = planned;
     await outbox.insertOutboxRows(trx, rows);
     for (const r of rows) if (r.last_error_code === 'invalid_address') await recordEmailEvent(trx, r, { sent: false, code: 'invalid_address', reason: 'invalid_address' }, planned.now, this.deps.documents.onChanged);
-    const ids = rows.filter((r) => r.state === 'sending').map((r) => r.id);
-    return { teamId: planned.teamId, publicId: planned.publicId, revision: planned.revision, owner: planned.owner, ids, outcome: planned.outcome };
+    return pendingOf(planned);
+  }
+
+  /**
+   * PostgreSQL, a new document: `plan` and `write` for `prepared` when the daily quota (`limit`)
+   * lets every e-mail through, as parts of the document's own statement (pg-parts.ts): the
+   * quota's gate (none when no e-mail takes from it; the statement writes nothing when the gate
+   * refuses) and the outbox rows, with what `write` would hand on. Null when it cannot be one
+   * statement: an e-mail to a malformed address (`write` records an event of it) or more e-mails
+   * than the drawn quota shard's share; then `plan` and `write` in a transaction.
+   */
+  pgWriteParts(prepared: PreparedNotifications, limit: number): { gate: PgGatePart | null; parts: PgStatementPart[]; pending: PendingNotifications } | null {
+    const { ctx, allGranted } = prepared;
+    if (allGranted.rows.some((r) => r.last_error_code === 'invalid_address')) return null;
+    const gate = ctx.wanted > 0 ? pgReservationGate(allGranted.teamId, ctx.day, limit, ctx.wanted, ctx.nowIso) : null;
+    if (ctx.wanted > 0 && gate === null) return null;
+    const parts = allGranted.rows.length > 0 ? [outbox.pgOutboxInsertPart('mail_outbox', allGranted.rows)] : [];
+    return { gate, parts, pending: pendingOf(allGranted) };
   }
 
   /**

@@ -1,0 +1,139 @@
+/**
+ * A create with an e-mail or an EDO send on PostgreSQL: the document, the outbox rows, the EDO
+ * job and the daily quota's reservation written by the document's one statement (pg-parts.ts,
+ * invoice.repository.ts `insertNewDocumentPg`), outside any transaction. What it writes is
+ * checked row by row on both databases (SQLite writes the same rows in its transaction); what it
+ * costs in round trips, and that a quota shard without room makes it write nothing and the
+ * transaction write the document once, on PostgreSQL.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { teamDocumentCount } from '../../../src/db/document-counts.js';
+import { reserveEmails, SHARDS } from '../../../src/modules/notifications/quota.js';
+import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { usingPostgres } from '../../helpers/db.js';
+import { bootstrapFixture } from '../../helpers/fixtures.js';
+import { statementsDuring } from '../../helpers/statements.js';
+import { appEnv, doc, FAST_NOTIFICATIONS, post, recipients, reserved } from '../notifications/api-helpers.js';
+import { startSmtpServer, type TestSmtpServer } from '../notifications/smtp-helpers.js';
+
+const BUYER_EDO = '2BM-7728168971-2012052808301121';
+const SIXTEEN_KEY = 'ak_sixteen_main_0001';
+
+/** The fixture plus a team whose tariff lets 16 e-mails a day through: one per quota shard on PostgreSQL. */
+function bootstrap() {
+  const base = bootstrapFixture();
+  return {
+    ...base,
+    tariffs: { ...base.tariffs, sixteen: { emails_per_day: SHARDS, external_share: true } },
+    teams: [
+      ...base.teams,
+      {
+        id: 'sixteen',
+        name: 'sixteen',
+        tariff: 'sixteen',
+        api_keys: [{ id: 601, name: 'main', secret: SIXTEEN_KEY, active: true }],
+        organizations: [{ id: 'sixteen-org', name: 'ООО «Шестнадцать»', inn: '7707083893', active: true }],
+      },
+    ],
+  };
+}
+
+let server: TestSmtpServer;
+let t: TestApp;
+
+beforeAll(async () => {
+  server = await startSmtpServer();
+  // An API node whose e-mails the workers send: the create attempts nothing after its commit.
+  t = await buildTestApp({ env: { ...appEnv(server.url), INVOICING_IN_PROCESS_WORKER: 'false' }, bootstrap: bootstrap(), notifications: FAST_NOTIFICATIONS });
+});
+afterAll(async () => {
+  await t?.close();
+  await server?.close();
+});
+
+async function rowsOf(publicId: string) {
+  const db = t.db.db;
+  return {
+    outbox: await db.selectFrom('outbox').selectAll().where('public_id', '=', publicId).orderBy('kind').orderBy('position').execute(),
+    jobs: await db.selectFrom('edo_jobs').selectAll().where('public_id', '=', publicId).execute(),
+    events: await db.selectFrom('events').select(['type', 'revision']).where('public_id', '=', publicId).orderBy('tx_id').orderBy('seq').execute(),
+    items: await db.selectFrom('invoice_items').select('line_no').where('public_id', '=', publicId).execute(),
+    links: await db.selectFrom('share_links').select('kind').where('public_id', '=', publicId).orderBy('sort_order').execute(),
+  };
+}
+
+describe('a create with an e-mail and an EDO send writes its effects with the document', () => {
+  it('the outbox rows, the EDO job, the quota and the events, as the answer says', async () => {
+    const teamBefore = await teamDocumentCount(t.db.db, 'acme');
+    const quotaBefore = await reserved(t, 'acme');
+    const res = await post(t, {
+      invoice: doc('ONE-1', { api_recipients: recipients('anna@buyer.example', 'boris@buyer.example'), buyer_edo_id: BUYER_EDO }),
+      notify_recipients: true,
+    });
+    expect(res.statusCode, res.body).toBe(207);
+    const body = res.json();
+    const rows = await rowsOf(body.public_id);
+    expect(rows.outbox.map((r) => [r.kind, r.position, r.recipient, r.state, r.attempts, r.locked_by])).toEqual([
+      ['edo_send', 0, BUYER_EDO, 'pending', 0, null],
+      ['email', 0, 'anna@buyer.example', 'pending', 0, null],
+      ['email', 1, 'boris@buyer.example', 'pending', 0, null],
+    ]);
+    expect(rows.outbox.every((r) => r.revision === 1 && r.team_id === 'acme')).toBe(true);
+    // The EDO job is the outbox row's, as the answer names it.
+    expect(rows.jobs.map((j) => [j.job_id, j.status, j.revision, j.buyer_edo_id])).toEqual([[rows.outbox[0]!.id, 'queued', 1, BUYER_EDO]]);
+    expect(body.metadata.edo).toMatchObject({ status: 'queued', revision: 1 });
+    expect(body.notifications).toMatchObject({ planned_count: 2, sent_count: 0, failed_count: 2 });
+    expect(rows.events).toEqual([{ type: 'invoice.created', revision: 1 }]);
+    expect(rows.items).toHaveLength(1);
+    expect(rows.links.map((l) => l.kind)).toEqual(['buyer', 'colleague', 'recipient', 'recipient']);
+    expect(await teamDocumentCount(t.db.db, 'acme')).toBe(teamBefore + 1);
+    expect(await reserved(t, 'acme')).toBe(quotaBefore + 2);
+  });
+});
+
+describe.runIf(usingPostgres())('PostgreSQL: one statement', () => {
+  it('a create with e-mails, with an EDO send, or both is two round trips: authentication and the write', async () => {
+    // The first create of the node reads the seller's reference rows into its cache.
+    await post(t, { invoice: doc('ONE-warm') });
+    const cases = [
+      { api_recipients: recipients('c@buyer.example') },
+      { buyer_edo_id: BUYER_EDO },
+      { api_recipients: recipients('d@buyer.example', 'e@buyer.example'), buyer_edo_id: BUYER_EDO },
+    ];
+    for (const [i, extra] of cases.entries()) {
+      let status = 0;
+      const texts = await statementsDuring(async () => {
+        status = (await post(t, { invoice: doc(`ONE-rt-${i}`, extra), notify_recipients: 'api_recipients' in extra })).statusCode;
+      });
+      expect(status).toBeGreaterThanOrEqual(200);
+      expect(texts, JSON.stringify(texts.map((s) => s.slice(0, 60)))).toHaveLength(2);
+      expect(texts.some((s) => /^begin/i.test(s))).toBe(false);
+    }
+  });
+
+  it('a quota shard without room: the statement writes nothing, the transaction writes the document once', async () => {
+    // Every shard of the day full: whichever the statement draws, its gate refuses.
+    const day = new Date().toISOString().slice(0, 10);
+    expect(await reserveEmails(t.db.db, 'sixteen', day, SHARDS, SHARDS, new Date().toISOString())).toBe(SHARDS);
+    const before = await teamDocumentCount(t.db.db, 'sixteen');
+    let res: Awaited<ReturnType<typeof post>> | undefined;
+    const texts = await statementsDuring(async () => {
+      res = await post(t, { invoice: doc('ONE-full', { api_recipients: recipients('f@buyer.example') }), notify_recipients: true }, {}, SIXTEEN_KEY);
+    });
+    expect(res!.statusCode, res!.body).toBe(207);
+    const body = res!.json();
+    expect(body.notifications).toMatchObject({ planned_count: 1, sent_count: 0, block_reason: 'emails_per_day_exceeded' });
+    expect(body.status.service_status).toBe('restricted');
+    // The one statement first (it wrote nothing), then the transaction.
+    expect(texts.some((s) => /^begin/i.test(s))).toBe(true);
+    const rows = await rowsOf(body.public_id);
+    expect(rows.outbox.map((r) => [r.recipient, r.state, r.last_error])).toEqual([['f@buyer.example', 'blocked', 'emails_per_day_exceeded']]);
+    expect(rows.events).toEqual([
+      { type: 'invoice.created', revision: 1 },
+      { type: 'invoice.restricted', revision: 1 },
+    ]);
+    expect(rows.items).toHaveLength(1);
+    expect(await teamDocumentCount(t.db.db, 'sixteen')).toBe(before + 1);
+    expect(await reserved(t, 'sixteen')).toBe(SHARDS);
+  });
+});
