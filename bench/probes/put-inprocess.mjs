@@ -9,7 +9,8 @@
 // With SQL=1 every statement's wall time is summed by its SQL text (better-sqlite3's run/all/get
 // wrapped) and printed per PUT; the group-commit batches and the WAL file size are printed too.
 // MODE=create: creates instead of PUTs (the same document), for the ratio of a PUT to a create;
-// MODE=create-email: the same creates e-mailed to one buyer (bench scenario invoice-create-email-buyer).
+// MODE=create-email: the same creates e-mailed to one buyer (bench scenario invoice-create-email-buyer);
+// MODE=create-edo: the same creates sent through EDO (bench scenario invoice-create-edo).
 // usage: node bench/probes/put-inprocess.mjs <rootA> [rootB] [N=200] [blocks=20]   (a root may end in :thread, see start())
 import fs from 'node:fs'; import os from 'node:os'; import path from 'node:path'; import { createRequire } from 'node:module';
 const args = process.argv.slice(2);
@@ -96,8 +97,9 @@ async function run(x) {
     while (done < N) {
       done++;
       const d = x.pool.shift();
-      if (process.env.MODE === 'create' || process.env.MODE === 'create-email') {
-        const mail = process.env.MODE === 'create-email' ? { api_recipients: [{ email: 'buyer@example.com', name: 'Покупатель' }], notify_recipients: true } : {};
+      if (process.env.MODE === 'create' || process.env.MODE === 'create-email' || process.env.MODE === 'create-edo') {
+        const mail = process.env.MODE === 'create-email' ? { api_recipients: [{ email: 'buyer@example.com', name: 'Покупатель' }], notify_recipients: true }
+          : process.env.MODE === 'create-edo' ? { buyer_edo_id: '2BM-7736207543-2012052808301121' } : {};
         const r = await x.rt.app.inject({ method: 'POST', url: '/api/v1/invoices', headers, payload: JSON.stringify({ ...doc, number: `C-${done}`, ...mail }) });
         // 207: the e-mail is still on its way (the worker's; INVOICING_IN_PROCESS_WORKER=false).
         if (r.statusCode !== 200 && !(mail.notify_recipients && r.statusCode === 207)) { console.log(r.statusCode, r.body); process.exit(1); }

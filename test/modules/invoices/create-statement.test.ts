@@ -18,23 +18,29 @@ import { startSmtpServer, type TestSmtpServer } from '../notifications/smtp-help
 
 const BUYER_EDO = '2BM-7728168971-2012052808301121';
 const SIXTEEN_KEY = 'ak_sixteen_main_0001';
+const ROOMY_KEY = 'ak_roomy_main_0001';
 
-/** The fixture plus a team whose tariff lets 16 e-mails a day through: one per quota shard on PostgreSQL. */
+/**
+ * The fixture plus two teams: one whose tariff lets 16 e-mails a day through (one per quota
+ * shard on PostgreSQL), one whose quota no test here comes near (every shard has room).
+ */
 function bootstrap() {
   const base = bootstrapFixture();
+  const team = (id: string, keyId: number, secret: string) => ({
+    id,
+    name: id,
+    tariff: id,
+    api_keys: [{ id: keyId, name: 'main', secret, active: true }],
+    organizations: [{ id: `${id}-org`, name: `ООО «${id}»`, inn: '7707083893', edo_id: '2BM-7707083893-2012052808301120', active: true }],
+  });
   return {
     ...base,
-    tariffs: { ...base.tariffs, sixteen: { emails_per_day: SHARDS, external_share: true } },
-    teams: [
-      ...base.teams,
-      {
-        id: 'sixteen',
-        name: 'sixteen',
-        tariff: 'sixteen',
-        api_keys: [{ id: 601, name: 'main', secret: SIXTEEN_KEY, active: true }],
-        organizations: [{ id: 'sixteen-org', name: 'ООО «Шестнадцать»', inn: '7707083893', active: true }],
-      },
-    ],
+    tariffs: {
+      ...base.tariffs,
+      sixteen: { emails_per_day: SHARDS, external_share: true },
+      roomy: { emails_per_day: 1_000_000, external_share: true },
+    },
+    teams: [...base.teams, team('sixteen', 601, SIXTEEN_KEY), team('roomy', 701, ROOMY_KEY)],
   };
 }
 
@@ -64,12 +70,14 @@ async function rowsOf(publicId: string) {
 
 describe('a create with an e-mail and an EDO send writes its effects with the document', () => {
   it('the outbox rows, the EDO job, the quota and the events, as the answer says', async () => {
-    const teamBefore = await teamDocumentCount(t.db.db, 'acme');
-    const quotaBefore = await reserved(t, 'acme');
-    const res = await post(t, {
-      invoice: doc('ONE-1', { api_recipients: recipients('anna@buyer.example', 'boris@buyer.example'), buyer_edo_id: BUYER_EDO }),
-      notify_recipients: true,
-    });
+    const teamBefore = await teamDocumentCount(t.db.db, 'roomy');
+    const quotaBefore = await reserved(t, 'roomy');
+    const res = await post(
+      t,
+      { invoice: doc('ONE-1', { api_recipients: recipients('anna@buyer.example', 'boris@buyer.example'), buyer_edo_id: BUYER_EDO }), notify_recipients: true },
+      {},
+      ROOMY_KEY,
+    );
     expect(res.statusCode, res.body).toBe(207);
     const body = res.json();
     const rows = await rowsOf(body.public_id);
@@ -78,7 +86,7 @@ describe('a create with an e-mail and an EDO send writes its effects with the do
       ['email', 0, 'anna@buyer.example', 'pending', 0, null],
       ['email', 1, 'boris@buyer.example', 'pending', 0, null],
     ]);
-    expect(rows.outbox.every((r) => r.revision === 1 && r.team_id === 'acme')).toBe(true);
+    expect(rows.outbox.every((r) => r.revision === 1 && r.team_id === 'roomy')).toBe(true);
     // The EDO job is the outbox row's, as the answer names it.
     expect(rows.jobs.map((j) => [j.job_id, j.status, j.revision, j.buyer_edo_id])).toEqual([[rows.outbox[0]!.id, 'queued', 1, BUYER_EDO]]);
     expect(body.metadata.edo).toMatchObject({ status: 'queued', revision: 1 });
@@ -86,15 +94,15 @@ describe('a create with an e-mail and an EDO send writes its effects with the do
     expect(rows.events).toEqual([{ type: 'invoice.created', revision: 1 }]);
     expect(rows.items).toHaveLength(1);
     expect(rows.links.map((l) => l.kind)).toEqual(['buyer', 'colleague', 'recipient', 'recipient']);
-    expect(await teamDocumentCount(t.db.db, 'acme')).toBe(teamBefore + 1);
-    expect(await reserved(t, 'acme')).toBe(quotaBefore + 2);
+    expect(await teamDocumentCount(t.db.db, 'roomy')).toBe(teamBefore + 1);
+    expect(await reserved(t, 'roomy')).toBe(quotaBefore + 2);
   });
 });
 
 describe.runIf(usingPostgres())('PostgreSQL: one statement', () => {
   it('a create with e-mails, with an EDO send, or both is two round trips: authentication and the write', async () => {
-    // The first create of the node reads the seller's reference rows into its cache.
-    await post(t, { invoice: doc('ONE-warm') });
+    // The first create of the team reads the seller's reference rows into the node's cache.
+    await post(t, { invoice: doc('ONE-warm') }, {}, ROOMY_KEY);
     const cases = [
       { api_recipients: recipients('c@buyer.example') },
       { buyer_edo_id: BUYER_EDO },
@@ -103,7 +111,7 @@ describe.runIf(usingPostgres())('PostgreSQL: one statement', () => {
     for (const [i, extra] of cases.entries()) {
       let status = 0;
       const texts = await statementsDuring(async () => {
-        status = (await post(t, { invoice: doc(`ONE-rt-${i}`, extra), notify_recipients: 'api_recipients' in extra })).statusCode;
+        status = (await post(t, { invoice: doc(`ONE-rt-${i}`, extra), notify_recipients: 'api_recipients' in extra }, {}, ROOMY_KEY)).statusCode;
       });
       expect(status).toBeGreaterThanOrEqual(200);
       expect(texts, JSON.stringify(texts.map((s) => s.slice(0, 60)))).toHaveLength(2);
