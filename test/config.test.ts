@@ -270,6 +270,14 @@ describe('loadConfig overrides', () => {
       'not a url',
     ];
     for (const url of remoteUrls) expect(postgresIsLocal(url), url).toBe(false);
+    // A URL without a host connects where PGHOST says (node-postgres reads it), else to localhost.
+    expect(postgresIsLocal('postgresql:///app', 'db.internal')).toBe(false);
+    expect(postgresIsLocal('postgresql:///app', '/var/run/postgresql')).toBe(true);
+    expect(postgresIsLocal('postgresql:///app', '127.0.0.1')).toBe(true);
+    expect(postgresIsLocal('postgres://u@localhost/app', 'db.internal')).toBe(true);
+    const auto = (env: Record<string, string>) => loadConfig({ DATABASE_URL: 'postgresql:///app', ...env }, CWD).processes;
+    expect(auto({ PGHOST: 'db.internal' })).toBe(Math.min(os.availableParallelism(), 16));
+    expect(auto({})).toBe(Math.max(1, Math.min(os.availableParallelism() - 1, 16)));
   });
 
   it('reads true and false spelled several ways', () => {

@@ -205,7 +205,7 @@ function isCidr(entry: string): boolean {
 function parseProcesses(env: Env, database: DatabaseTarget): number {
   const name = 'INVOICING_PROCESSES';
   const raw = read(env, name);
-  if (raw === undefined || raw.toLowerCase() === 'auto') return autoProcesses(os.availableParallelism(), database);
+  if (raw === undefined || raw.toLowerCase() === 'auto') return autoProcesses(os.availableParallelism(), database, read(env, 'PGHOST'));
   const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!(value >= 1 && value <= PROCESSES_MAX)) {
     throw new ConfigError(name, `must be auto or an integer from 1 to ${PROCESSES_MAX} (got ${shown(raw)})`);
@@ -213,23 +213,24 @@ function parseProcesses(env: Env, database: DatabaseTarget): number {
   return value;
 }
 
-/** What INVOICING_PROCESSES=auto resolves to on a machine with `cores` cores. */
-export function autoProcesses(cores: number, database: DatabaseTarget): number {
-  const forDatabase = database.kind === 'postgres' && postgresIsLocal(database.url) ? cores - 1 : cores;
+/** What INVOICING_PROCESSES=auto resolves to on a machine with `cores` cores (`pgHost`: PGHOST). */
+export function autoProcesses(cores: number, database: DatabaseTarget, pgHost?: string): number {
+  const forDatabase = database.kind === 'postgres' && postgresIsLocal(database.url, pgHost) ? cores - 1 : cores;
   return Math.max(1, Math.min(forDatabase, AUTO_PROCESSES_MAX));
 }
 
 /**
- * Whether a PostgreSQL URL names a server on this machine: a Unix socket (no host, a host that
- * is a path, or `?host=/path`), `localhost`, 127.0.0.0/8 or ::1. The host is read by
- * pg-connection-string, the parser node-postgres itself connects with. Any other name or
- * address counts as another machine (an address of this machine's own network interface
+ * Whether a PostgreSQL URL names a server on this machine: a Unix socket (a host that is a path,
+ * or `?host=/path`), `localhost`, 127.0.0.0/8 or ::1. The host is read by pg-connection-string,
+ * the parser node-postgres itself connects with; a URL without one connects where `pgHost` (the
+ * environment's PGHOST) says, as node-postgres does, or to `localhost` without it. Any other name
+ * or address counts as another machine (an address of this machine's own network interface
  * included: set INVOICING_PROCESSES then); so does a URL it cannot read.
  */
-export function postgresIsLocal(url: string): boolean {
+export function postgresIsLocal(url: string, pgHost?: string): boolean {
   let host: string;
   try {
-    host = (parseConnectionString(url).host ?? '').toLowerCase();
+    host = (parseConnectionString(url).host || pgHost || '').toLowerCase();
   } catch {
     return false;
   }
