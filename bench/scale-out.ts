@@ -27,7 +27,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { cpuMs, freePort, gitCommit, RESULTS_DIR, REPO_ROOT, startProcess, stopProcesses, waitForHealthy } from './processes.js';
+import { cpuMs, freePort, gitCommit, processTree, RESULTS_DIR, REPO_ROOT, startProcess, stopProcesses, waitForHealthy } from './processes.js';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { documentBody } from './list-scenarios.js';
@@ -253,6 +253,10 @@ export async function runScaleOut(): Promise<void> {
     nodes.push({ url, child });
   }
   const worker = startProcess(process.execPath, [cli, 'worker'], baseEnv(proxies.w), path.join(tmp, 'worker.log'));
+  const apiProcesses = nodes.map(({ child }) => {
+    const tree = child.pid === undefined ? 1 : processTree(child.pid).length;
+    return tree > 1 ? tree - 1 : 1;
+  });
 
   // Background jobs still to do (EDO sends): counted straight in the database, not through a proxy.
   const direct = new URL(admin);
@@ -379,7 +383,8 @@ export async function runScaleOut(): Promise<void> {
     connections: CONNECTIONS,
     redis: privateRedis ? 'private redis-server' : 'REDIS_URL (shared: commands of other clients counted)',
     worker_pg_round_trips_total: workerRoundTrips,
-    invoicing_processes: process.env.INVOICING_PROCESSES ?? 'auto',
+    // As set, and what it resolved to on each node (a node of several API processes also runs a primary).
+    invoicing_processes: `${process.env.INVOICING_PROCESSES ?? 'auto'} (${apiProcesses.join(' and ')} API processes)`,
   };
   process.stdout.write(`\n${table}\n`);
   fs.mkdirSync(RESULTS_DIR, { recursive: true });

@@ -1,9 +1,9 @@
 /**
  * PostgreSQL: pieces of ONE statement written by several modules (docs/performance.md, "Session
  * 11"). A new document with an e-mail or an EDO send used to take a transaction: BEGIN, the
- * daily quota, the document, the outbox rows, the EDO job, COMMIT, six round trips where a plain
- * create takes one, and on this kind of machine each round trip costs the API process about as
- * much CPU as the rest of the create. With these parts the document's statement
+ * daily quota, the document, the outbox rows, the EDO job, COMMIT, five to eight round trips
+ * where a plain create takes one, and each costs the API process a socket write and a wake-up
+ * of the server (the e-mail and EDO creates ran at half a plain create's rate). With these parts the document's statement
  * (invoice.repository.ts `insertNewDocumentPg`) also writes the rows of its effects as further
  * data-modifying CTEs, so it stays one round trip that commits alone.
  *
