@@ -19,10 +19,11 @@ import { startSmtpServer, type TestSmtpServer } from '../notifications/smtp-help
 const BUYER_EDO = '2BM-7728168971-2012052808301121';
 const SIXTEEN_KEY = 'ak_sixteen_main_0001';
 const ROOMY_KEY = 'ak_roomy_main_0001';
+const TIGHT_KEY = 'ak_tight_main_0001';
 
 /**
- * The fixture plus two teams: one whose tariff lets 16 e-mails a day through (one per quota
- * shard on PostgreSQL), one whose quota no test here comes near (every shard has room).
+ * The fixture plus three teams: one whose tariff lets 16 e-mails a day through (one per quota
+ * shard on PostgreSQL), one 32 (two per shard), one whose quota no test here comes near.
  */
 function bootstrap() {
   const base = bootstrapFixture();
@@ -39,8 +40,9 @@ function bootstrap() {
       ...base.tariffs,
       sixteen: { emails_per_day: SHARDS, external_share: true },
       roomy: { emails_per_day: 1_000_000, external_share: true },
+      tight: { emails_per_day: 2 * SHARDS, external_share: true },
     },
-    teams: [...base.teams, team('sixteen', 601, SIXTEEN_KEY), team('roomy', 701, ROOMY_KEY)],
+    teams: [...base.teams, team('sixteen', 601, SIXTEEN_KEY), team('roomy', 701, ROOMY_KEY), team('tight', 801, TIGHT_KEY)],
   };
 }
 
@@ -96,6 +98,30 @@ describe('a create with an e-mail and an EDO send writes its effects with the do
     expect(rows.links.map((l) => l.kind)).toEqual(['buyer', 'colleague', 'recipient', 'recipient']);
     expect(await teamDocumentCount(t.db.db, 'roomy')).toBe(teamBefore + 1);
     expect(await reserved(t, 'roomy')).toBe(quotaBefore + 2);
+  });
+});
+
+describe('concurrent creates at the daily quota', () => {
+  it('let exactly the quota through, each document stored once, whichever way each one was written', async () => {
+    const limit = 2 * SHARDS;
+    const writes = Array.from({ length: limit + 8 }, (_, i) =>
+      post(t, { invoice: doc(`TIGHT-${i}`, { api_recipients: recipients(`t${i}@buyer.example`) }), notify_recipients: true }, {}, TIGHT_KEY),
+    );
+    const responses = await Promise.all(writes);
+    expect(responses.map((r) => r.statusCode).every((s) => s === 207)).toBe(true);
+    const blocked = responses.filter((r) => r.json().notifications.block_reason === 'emails_per_day_exceeded');
+    expect(blocked).toHaveLength(8);
+    for (const r of blocked) expect(r.json().status.service_status).toBe('restricted');
+    expect(await reserved(t, 'tight')).toBe(limit);
+    expect(await teamDocumentCount(t.db.db, 'tight')).toBe(limit + 8);
+    const db = t.db.db;
+    const outbox = await db.selectFrom('outbox').select(['state', 'public_id']).where('team_id', '=', 'tight').execute();
+    expect(outbox.filter((r) => r.state === 'pending')).toHaveLength(limit);
+    expect(outbox.filter((r) => r.state === 'blocked')).toHaveLength(8);
+    expect(new Set(outbox.map((r) => r.public_id)).size).toBe(limit + 8);
+    const created = await db.selectFrom('events').select('public_id').where('team_id', '=', 'tight').where('type', '=', 'invoice.created').execute();
+    expect(new Set(created.map((e) => e.public_id)).size).toBe(created.length);
+    expect(created).toHaveLength(limit + 8);
   });
 });
 
