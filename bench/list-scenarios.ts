@@ -10,6 +10,7 @@
  *
  * Paths that depend on the seeded data (one document's id) are filled in by `setup`.
  */
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config/config.js';
 import { openDatabase } from '../src/db/database.js';
@@ -184,6 +185,23 @@ function createScenario(name: string, number: string, extra: Record<string, unkn
 }
 
 /**
+ * Creates as an integrator that retries safely sends them: the plain create's document, each
+ * request with an Idempotency-Key of its own (a first request every time, never a replay), so the
+ * key's claim and record are written with every document.
+ */
+function keyedCreateScenario(name: string, number: string): Scenario {
+  let sent = 0;
+  const run = randomUUID();
+  const scenario = createScenario(name, number);
+  scenario.requests = () => [
+    {
+      setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': `${run}-${++sent}` } }),
+    },
+  ];
+  return scenario;
+}
+
+/**
  * Full updates (PUT with If-Match), each of a document of its own: a pool of documents is
  * created first, a request takes one that no other request is updating, sends its ETag and
  * keeps the new ETag from the answer. Every request so succeeds (200) instead of racing.
@@ -292,6 +310,7 @@ export const listScenarios: Scenario[] = [
   // link, so nothing but the notification differs from invoice-create (the scenario above adds
   // an API recipient, i.e. a recipient link as well).
   createScenario('invoice-create-email-buyer', 'BENCH-MAILB', { notify_recipients: true }),
+  keyedCreateScenario('invoice-create-keyed', 'BENCH-KEYED'),
   updateScenario('invoice-put', 200),
   readSoak,
 ];
