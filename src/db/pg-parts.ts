@@ -31,16 +31,23 @@ export interface PgGatePart extends PgStatementPart {
   condition: string;
 }
 
-/** `insert into "table" (columns) select ... from unnest(arrays)`: many rows, a fixed text. */
+/**
+ * `insert into "table" (columns) select ... from unnest(arrays)`: many rows, a fixed text. Each
+ * column travels as one array parameter (`param(i)` for the i-th, asked in order); `fixed` columns
+ * come first and take the same value in every row (SQL, e.g. a parameter).
+ */
 export function pgUnnestInsert(
   table: string,
   columns: ReadonlyArray<readonly [string, string]>,
   param: (i: number) => string,
   condition: string | null,
+  fixed: ReadonlyArray<readonly [string, string]> = [],
 ): string {
   const names = columns.map(([c]) => `"${c}"`).join(', ');
+  const all = [...fixed.map(([c]) => `"${c}"`), names].join(', ');
+  const values = [...fixed.map(([, value]) => value), ...columns.map(([c]) => `r."${c}"`)].join(', ');
   return (
-    `insert into "${table}" (${names}) select ${columns.map(([c]) => `r."${c}"`).join(', ')} ` +
+    `insert into "${table}" (${all}) select ${values} ` +
     `from unnest(${columns.map(([, type], i) => `${param(i)}::${type}[]`).join(', ')}) as r(${names})` +
     (condition ? ` where ${condition}` : '')
   );

@@ -7,7 +7,7 @@ import { documentEventQuery, pgDocumentEventsInsert, pgDocumentEventsInsertUnnes
 import { executeCompiled } from '../../db/direct-execution.js';
 import { modifiedSince, teamScope } from '../../db/list-plans.js';
 import { insertRows, insertRowsQuery, preparedQuery, preparedStatement } from '../../db/prepared-query.js';
-import type { PgGatePart, PgStatementPart } from '../../db/pg-parts.js';
+import { pgUnnestInsert, type PgGatePart, type PgStatementPart } from '../../db/pg-parts.js';
 import { nameStatement } from '../../db/pg-statements.js';
 import { retryPgConflicts } from '../../db/pg-retry.js';
 import { invoiceSearchMatches, probeTrigramTable, usesTrigramTable, type SearchPlan } from '../../db/text-search.js';
@@ -241,17 +241,17 @@ function buildNewDocumentPg(gate: PgGatePart | null, parts: readonly PgStatement
   let n = 0;
   const next = () => `$${++n}`;
   const condition = gate?.condition ?? null;
-  const under = condition ? ` where ${condition}` : '';
   const columns = INVOICE_COLUMNS.map((c) => `"${c}"`).join(', ');
   const params = INVOICE_COLUMNS.map(next).join(', ');
   // `insert ... select` takes each parameter's type from its column as `values` does, and can stand under a condition.
-  const invoice = `insert into "invoices" (${columns}) ${condition ? `select ${params}${under}` : `values (${params})`}`;
+  const invoice = `insert into "invoices" (${columns}) ${condition ? `select ${params} where ${condition}` : `values (${params})`}`;
   const team = next();
   const publicId = next();
   const fromArrays = (table: string, cols: ReadonlyArray<readonly [string, string]>) =>
-    `insert into "${table}" ("team_id", "public_id", ${cols.map(([c]) => `"${c}"`).join(', ')}) ` +
-    `select ${team}, ${publicId}, ${cols.map(([c]) => `r."${c}"`).join(', ')} ` +
-    `from unnest(${cols.map(([, type]) => `${next()}::${type}[]`).join(', ')}) as r(${cols.map(([c]) => `"${c}"`).join(', ')})${under}`;
+    pgUnnestInsert(table, cols, next, condition, [
+      ['team_id', team],
+      ['public_id', publicId],
+    ]);
   const items = fromArrays('invoice_items', ITEM_COLUMNS);
   const links = fromArrays('share_links', LINK_COLUMNS);
   const first = n;
@@ -423,19 +423,17 @@ function documentUpdateText(columns: string[]): string {
   const itemNames = ITEM_COLUMNS.map(([c]) => c);
   const changed = (names: readonly string[], table: string) =>
     `(${names.map((c) => `${table}."${c}"`).join(', ')}) is distinct from (${names.map((c) => `excluded."${c}"`).join(', ')})`;
+  const ours = [
+    ['team_id', team],
+    ['public_id', publicId],
+  ] as const;
   const items =
-    `insert into "invoice_items" ("team_id", "public_id", ${itemNames.map((c) => `"${c}"`).join(', ')}) ` +
-    `select ${team}, ${publicId}, ${itemNames.map((c) => `r."${c}"`).join(', ')} ` +
-    `from unnest(${ITEM_COLUMNS.map(([, type]) => `${next()}::${type}[]`).join(', ')}) as r(${itemNames.map((c) => `"${c}"`).join(', ')}) where ${applied} ` +
+    `${pgUnnestInsert('invoice_items', ITEM_COLUMNS, next, applied, ours)} ` +
     `on conflict ("team_id", "public_id", "line_no") do update set ${itemNames.filter((c) => c !== 'line_no').map((c) => `"${c}" = excluded."${c}"`).join(', ')} ` +
     `where ${changed(itemNames.filter((c) => c !== 'line_no'), '"invoice_items"')}`;
   const removed = next();
   const [movedToken, movedOrder, movedName, movedPosition] = [next(), next(), next(), next()];
-  const linkNames = LINK_COLUMNS.map(([c]) => c);
-  const freshLinks =
-    `insert into "share_links" ("team_id", "public_id", ${linkNames.map((c) => `"${c}"`).join(', ')}) ` +
-    `select ${team}, ${publicId}, ${linkNames.map((c) => `r."${c}"`).join(', ')} ` +
-    `from unnest(${LINK_COLUMNS.map(([, type]) => `${next()}::${type}[]`).join(', ')}) as r(${linkNames.map((c) => `"${c}"`).join(', ')}) where ${applied}`;
+  const freshLinks = pgUnnestInsert('share_links', LINK_COLUMNS, next, applied, ours);
   const first = n + 1;
   const events = pgDocumentEventsInsertUnnest((i) => `$${first + i}`, [], applied).text;
   text =
