@@ -8,14 +8,22 @@ import { recordEvent, type DocumentEventInput } from '../events/index.js';
 
 /** `invoice.created` of a new document. */
 function createdEvent(row: InvoiceRow, now: string): DocumentEventInput<'invoice.created'> {
-  const doc = { public_id: row.public_id, revision: row.revision };
-  return { teamId: row.team_id, now, type: 'invoice.created', data: { ...doc, seller_status: row.seller_status, number: row.number } };
+  return {
+    teamId: row.team_id,
+    now,
+    type: 'invoice.created',
+    data: { public_id: row.public_id, revision: row.revision, seller_status: row.seller_status, number: row.number },
+  };
 }
 
 /** `invoice.restricted`: the document became restricted. */
 function restrictedEvent(row: InvoiceRow, now: string): DocumentEventInput<'invoice.restricted'> {
-  const doc = { public_id: row.public_id, revision: row.revision };
-  return { teamId: row.team_id, now, type: 'invoice.restricted', data: { ...doc, reason: row.service_status_reason || 'restricted' } };
+  return {
+    teamId: row.team_id,
+    now,
+    type: 'invoice.restricted',
+    data: { public_id: row.public_id, revision: row.revision, reason: row.service_status_reason || 'restricted' },
+  };
 }
 
 /**
@@ -32,14 +40,15 @@ export function newDocumentEvents(row: InvoiceRow, now: string, restriction: boo
 /** The events of a write (`before` null: a create), in the order they are recorded. */
 function writeEvents(before: InvoiceRow | null, after: InvoiceRow, now: string): DocumentEventInput[] {
   if (!before) return [createdEvent(after, now)];
-  const base = { teamId: after.team_id, now };
-  const doc = { public_id: after.public_id, revision: after.revision };
-  const events: DocumentEventInput[] = [{ ...base, type: 'invoice.updated', data: { ...doc, previous_revision: before.revision } }];
+  const teamId = after.team_id;
+  const { public_id, revision } = after;
+  const events: DocumentEventInput[] = [{ teamId, now, type: 'invoice.updated', data: { public_id, revision, previous_revision: before.revision } }];
   if (before.seller_status !== after.seller_status) {
     events.push({
-      ...base,
+      teamId,
+      now,
       type: 'invoice.status_changed',
-      data: { ...doc, status: 'seller_status', from: before.seller_status, to: after.seller_status },
+      data: { public_id, revision, status: 'seller_status', from: before.seller_status, to: after.seller_status },
     });
   }
   return events;

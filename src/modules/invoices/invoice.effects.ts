@@ -19,6 +19,7 @@ import type {
 import type { AuthContext } from '../teams/index.js';
 import type { NewDocumentEffectsPg } from './invoice.repository.js';
 import { edoSyncRequest, type PreparedWrite } from './invoice.write.js';
+import { extended } from '../../shared/objects.js';
 
 /** What a write queued, handed from inside its transaction to after the commit. */
 export interface QueuedEffects {
@@ -151,7 +152,7 @@ export class WriteEffects {
       tariff: auth.tariff,
       publicId: row.public_id,
       revision: row.revision,
-      document: { ...prepared.invoice, seller_status: row.seller_status },
+      document: extended(prepared.invoice, { seller_status: row.seller_status }),
       totals: { total: row.total },
       links,
     };

@@ -17,6 +17,7 @@ import * as repo from './invoice.repository.js';
 import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
 import { buildInvoiceResponse, etagOf, type ViewContext } from './invoice.view.js';
 import { notFound, storedNotifications, type RequestInfo } from './invoice.write.js';
+import { extended } from '../../shared/objects.js';
 
 export interface InvoiceReaderDeps {
   db: Db;
@@ -209,7 +210,7 @@ export class InvoiceReader {
   async list(auth: AuthContext, query: ListQuery, info: RequestInfo): Promise<InvoiceList> {
     const page = await this.listPage(auth, query, info);
     if ('items' in page) return page;
-    return { ...page.envelope, items: page.rows.map((r) => buildListItem(r, this.deps.bases, auth.tariff)) };
+    return extended(page.envelope, { items: page.rows.map((r) => buildListItem(r, this.deps.bases, auth.tariff)) });
   }
 
   /**
@@ -285,11 +286,11 @@ export class InvoiceReader {
     const envelopeOf = { ok: true as const, total: page.total, limit: filters.limit, offset: filters.offset };
     const build = (r: repo.InvoiceListRow) => buildListItem(r, this.deps.bases, auth.tariff);
     const cache = this.listItems;
-    const envelope = serialize.list({ ...envelopeOf, items: [] });
+    const envelope = serialize.list(extended(envelopeOf, { items: [] }));
     const slot = '"items":[]';
     const at = envelope.indexOf(slot);
     if (!cache.enabled || at < 0 || envelope.indexOf(slot, at + 1) >= 0) {
-      return serialize.list({ ...envelopeOf, items: page.rows.map(build) });
+      return serialize.list(extended(envelopeOf, { items: page.rows.map(build) }));
     }
     const teamId = auth.mode === 'live' ? auth.teamId : '';
     const external = auth.tariff.external_share;

@@ -20,6 +20,7 @@ import type {
   ShareLinkRow,
   ShareLinksTable,
 } from '../../db/types.js';
+import { extended } from '../../shared/objects.js';
 
 // The two reads of every GET detail, compiled once (src/db/prepared-query.ts).
 const invoiceById = preparedQuery<'teamId' | 'publicId', InvoiceRow>((db, p) =>
@@ -833,7 +834,7 @@ export async function listInvoices(
       .execute();
     for (const link of links) if (!tokens.has(link.public_id)) tokens.set(link.public_id, link.token);
   }
-  return { rows: page.map((r) => ({ ...r, buyer_token: tokens.get(r.public_id) ?? null })), total };
+  return { rows: page.map((r) => extended(r, { buyer_token: tokens.get(r.public_id) ?? null })), total };
 }
 
 /** The team of the document with this public id (ids are unique across teams), for operator commands. */

@@ -21,6 +21,7 @@ import {
 } from './invoice-requests.schemas.js';
 import { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
 import type { InvoiceService, RequestInfo, WriteOutcome } from './invoice.service.js';
+import { extended } from '../../shared/objects.js';
 
 /**
  * Write routes check params and headers with TypeBox and leave the body to the service, which
@@ -76,10 +77,11 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
       },
     },
     async (request, reply) => {
-      const outcome = await invoices.create(requireAuth(request), request.body, {
-        ...requestInfo(request),
-        idempotencyKey: request.headers['idempotency-key'] ?? null,
-      });
+      const outcome = await invoices.create(
+        requireAuth(request),
+        request.body,
+        extended(requestInfo(request), { idempotencyKey: request.headers['idempotency-key'] ?? null }),
+      );
       return sendWrite(reply, outcome);
     },
   );
@@ -107,10 +109,12 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
       },
     },
     async (request, reply) => {
-      const outcome = await invoices.update(requireAuth(request), request.params.public_id, request.body, {
-        ...requestInfo(request),
-        ifMatch: request.headers['if-match'] ?? null,
-      });
+      const outcome = await invoices.update(
+        requireAuth(request),
+        request.params.public_id,
+        request.body,
+        extended(requestInfo(request), { ifMatch: request.headers['if-match'] ?? null }),
+      );
       return sendWrite(reply, outcome);
     },
   );

@@ -57,6 +57,7 @@ import {
   type RequestInfo,
   type WriteValues,
 } from './invoice.write.js';
+import { extended } from '../../shared/objects.js';
 
 export type { Editor, RequestInfo, WriteValues };
 
@@ -307,11 +308,11 @@ export class InvoiceService {
     // docs/performance.md "Session 8"). The e-mails as the daily quota lets them through: if it
     // stops some, the row changes inside and its statements are bound again there.
     const early = this.effects.prepareCreate(auth, row, prepared, links);
-    const statements = this.onPostgres ? null : repo.newDocumentStatements(this.deps.db, { ...doc, events: newDocumentEvents(row, now, false) });
+    const statements = this.onPostgres ? null : repo.newDocumentStatements(this.deps.db, extended(doc, { events: newDocumentEvents(row, now, false) }));
     // PostgreSQL without Idempotency-Key: the effects' rows in the document's own statement.
     const oneStatement = this.onPostgres && !onCommit ? this.effects.pgCreateParts(auth, early) : null;
     try {
-      if (oneStatement && (await repo.insertNewDocumentPg(this.deps.db, { ...doc, events: newDocumentEvents(row, now, true) }, oneStatement.effects))) {
+      if (oneStatement && (await repo.insertNewDocumentPg(this.deps.db, extended(doc, { events: newDocumentEvents(row, now, true) }), oneStatement.effects))) {
         // One statement that commits alone, one round trip (docs/performance.md "Session 11").
         queued = oneStatement.queued;
       } else {
@@ -319,10 +320,10 @@ export class InvoiceService {
           // The e-mails' outcome (and a quota restriction) is written with the row itself.
           const planned = await this.effects.plan(trx, auth, row, prepared, links, early);
           if (this.onPostgres) {
-            await repo.insertNewDocumentPg(trx, { ...doc, events: newDocumentEvents(row, now, false) });
+            await repo.insertNewDocumentPg(trx, extended(doc, { events: newDocumentEvents(row, now, false) }));
           } else {
             const bound = statements !== null && !(early && this.effects.rowChanged(early, planned));
-            await repo.insertNewDocument(trx, bound ? statements : repo.newDocumentStatements(trx, { ...doc, events: newDocumentEvents(row, now, false) }));
+            await repo.insertNewDocument(trx, bound ? statements : repo.newDocumentStatements(trx, extended(doc, { events: newDocumentEvents(row, now, false) })));
           }
           queued = await this.effects.enqueue(trx, auth, row, prepared, links, planned, early);
           await recordRestriction(trx, null, row, now);
@@ -388,14 +389,13 @@ export class InvoiceService {
       });
     }
     const next = invoiceRow(values, { ...lifeOf(current), revision: current.revision + 1, api_updated_at: apiUpdatedAt });
-    const set = {
-      ...values,
+    const set = extended(values, {
       // An unchanged date is left out of the SET: SQLite then leaves the list index
       // (team_id, date, created_at, public_id) and the month-count trigger alone.
       date: values.date === current.date ? undefined : values.date,
       revision: next.revision,
       api_updated_at: apiUpdatedAt,
-    };
+    });
     // The document as it was, kept as a revision.
     const superseded: InvoiceRevisionRow = {
       team_id: auth.teamId,

@@ -15,6 +15,7 @@ import { BUYER_STATUSES, SELLER_STATUSES, SERVICE_STATUSES, type BuyerStatus, ty
 import { requisiteWarnings } from './requisites.js';
 import { toMinorUnits as minorUnits } from '../../shared/money.js';
 import { computeTotals, type DocumentTotals } from './totals.js';
+import { extended } from '../../shared/objects.js';
 
 export const DOCUMENT_KIND = 'invoice';
 export const KIND_VERSION = '1';
@@ -212,7 +213,7 @@ export function buildInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[], ctx
   };
   const shareAvailable = row.public_share_enabled === 1 && ctx.tariff.external_share;
   // The stored document already names itself and its status (storedDocument): no copy needed then.
-  const invoice = doc.public_id === id && doc.seller_status === row.seller_status ? doc : { ...doc, public_id: id, seller_status: row.seller_status };
+  const invoice = doc.public_id === id && doc.seller_status === row.seller_status ? doc : extended(doc, { public_id: id, seller_status: row.seller_status });
   const orAbsent = <T>(value: T | null | undefined): T | undefined => (value ? value : undefined);
 
   return {

@@ -17,6 +17,7 @@ import type { DocumentTotals } from './totals.js';
 import type { ResolvedSeller } from './seller.js';
 import type { SellerStatus } from './statuses.js';
 import type { NormalizedInvoice, ValidationIssue } from './invoice.model.js';
+import { extended } from '../../shared/objects.js';
 
 export interface RequestInfo {
   host: string;
@@ -189,7 +190,7 @@ export function lifeOf(row: InvoiceRow): LifeValues {
 
 /** What the `document` column holds, as an object (`documentRowValues` stores its JSON). */
 export function storedDocument(invoice: NormalizedInvoice, publicId: string, sellerStatus: SellerStatus) {
-  return { ...invoice, public_id: publicId, seller_status: sellerStatus };
+  return extended(invoice, { public_id: publicId, seller_status: sellerStatus });
 }
 
 /** What the `validation` column holds, as an object. */
@@ -284,7 +285,7 @@ export function edoSyncRequest(row: InvoiceRow, invoice: NormalizedInvoice): Edo
         // What `row.document` holds (documentRowValues: the invoice, its public_id and seller_status),
         // without seller_status. Hashed as the object: requestHash sorts keys and drops undefined as
         // JSON does, so the digest is that of the stored JSON, without parsing it back.
-        const { seller_status: _status, ...content } = { ...invoice, public_id: row.public_id } as Record<string, unknown>;
+        const content = extended(invoice, { public_id: row.public_id, seller_status: undefined });
         contentHash = requestHash({ content, seller: row.seller_edo_id, buyer: row.buyer_edo_id });
       }
       return contentHash;

@@ -27,6 +27,7 @@ import { pgReservationGate, prunePastDays, reserveEmails, utcDay } from './quota
 import { resolveRecipients } from './recipients.js';
 import { countDelivery } from '../../shared/delivery-metrics.js';
 import { sortableToken } from '../../shared/tokens.js';
+import { extended } from '../../shared/objects.js';
 
 /** pino-compatible. */
 export type NotificationLogger = WorkLogger;
@@ -290,7 +291,7 @@ export class NotificationService {
     const runtime = this.runtime(0, rows as OutboxRow[], this.policy.requestTimeoutMs);
     const outcome =
       rows.length === 0
-        ? { ...emptyOutcome(request.publicId, true, { transport: this.transportKind }), revision: request.revision, updated_at: nowIso }
+        ? extended(emptyOutcome(request.publicId, true, this.transportKind), { revision: request.revision, updated_at: nowIso })
         : outcomeFromRows(request.publicId, request.revision, rows as OutboxRow[], runtime, nowIso);
     return { teamId: request.teamId, publicId: request.publicId, revision: request.revision, owner, rows, outcome, restricted, now: nowIso };
   }

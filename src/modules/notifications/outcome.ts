@@ -4,15 +4,15 @@
  */
 import type { OutboxRow } from '../../db/types.js';
 import type { MailRuntime, NotificationFailure, Notifications } from './notification.schemas.js';
+import { extended } from '../../shared/objects.js';
 
 export type BlockReason = 'demo_mode' | 'tariff_external_share_disabled' | 'emails_per_day_exceeded';
 
-const kind = (publicId: string) => ({ document_public_id: publicId, document_kind: 'invoice' });
-
 /** Nothing planned: notification not requested, or nobody to send to. */
-export function emptyOutcome(publicId: string, requested: boolean, runtime?: Partial<MailRuntime>): Notifications {
+export function emptyOutcome(publicId: string, requested: boolean, transport: MailRuntime['transport'] = 'none'): Notifications {
   return {
-    ...kind(publicId),
+    document_public_id: publicId,
+    document_kind: 'invoice',
     requested,
     planned_count: 0,
     sent_count: 0,
@@ -21,40 +21,46 @@ export function emptyOutcome(publicId: string, requested: boolean, runtime?: Par
     failed: [],
     blocked_by_service_gate: false,
     block_reason: '',
-    mail_runtime: { transport: 'none', duration_ms: 0, retry_queue: 0, ...runtime },
+    mail_runtime: { transport, duration_ms: 0, retry_queue: 0 },
   };
 }
 
 /** Every recipient stopped by one gate before anything was stored (demo mode). */
 export function blockedOutcome(publicId: string, emails: string[], reason: BlockReason): Notifications {
   const failed = emails.map((email) => ({ email, error: reason, code: 'blocked', state: 'blocked', attempts: 0 }));
-  return {
-    ...emptyOutcome(publicId, true),
-    planned_count: emails.length,
-    failed_count: failed.length,
-    failed,
-    blocked_by_service_gate: emails.length > 0,
-    block_reason: emails.length > 0 ? reason : '',
-  };
+  const outcome = emptyOutcome(publicId, true);
+  outcome.planned_count = emails.length;
+  outcome.failed_count = failed.length;
+  outcome.failed = failed;
+  outcome.blocked_by_service_gate = emails.length > 0;
+  outcome.block_reason = emails.length > 0 ? reason : '';
+  return outcome;
 }
 
+/**
+ * Written out, without spreading a shared part: on Node.js 20 a literal that spreads an object
+ * and adds properties costs about 1 µs a property (src/shared/objects.ts); this runs for every
+ * e-mail of every write.
+ */
 function failureOf(row: OutboxRow): NotificationFailure {
-  const base = { email: row.recipient, attempts: row.attempts };
+  const email = row.recipient;
+  const attempts = row.attempts;
   switch (row.state) {
     case 'blocked':
-      return { ...base, error: row.last_error ?? 'blocked', code: 'blocked', state: 'blocked' };
+      return { email, attempts, error: row.last_error ?? 'blocked', code: 'blocked', state: 'blocked' };
     case 'failed':
-      return { ...base, error: row.last_error ?? 'failed', code: row.last_error_code ?? 'smtp_error', state: 'failed' };
+      return { email, attempts, error: row.last_error ?? 'failed', code: row.last_error_code ?? 'smtp_error', state: 'failed' };
     case 'pending':
       return {
-        ...base,
+        email,
+        attempts,
         error: row.last_error ?? 'waiting for delivery',
         code: row.last_error_code ?? 'in_progress',
         state: 'retrying',
         next_attempt_at: row.next_attempt_at,
       };
     default:
-      return { ...base, error: row.last_error ?? 'delivery in progress', code: row.last_error_code ?? 'in_progress', state: 'sending' };
+      return { email, attempts, error: row.last_error ?? 'delivery in progress', code: row.last_error_code ?? 'in_progress', state: 'sending' };
   }
 }
 
@@ -71,7 +77,8 @@ export function outcomeFromRows(
   const failed = ordered.filter((r) => r.state !== 'sent').map(failureOf);
   const blocked = ordered.find((r) => r.state === 'blocked');
   return {
-    ...kind(publicId),
+    document_public_id: publicId,
+    document_kind: 'invoice',
     requested: true,
     revision,
     planned_count: ordered.length,
@@ -81,7 +88,7 @@ export function outcomeFromRows(
     failed,
     blocked_by_service_gate: blocked !== undefined,
     block_reason: blocked?.last_error ?? '',
-    mail_runtime: { ...runtime, retry_queue: ordered.filter((r) => r.state === 'pending' || r.state === 'sending').length },
+    mail_runtime: extended(runtime, { retry_queue: ordered.filter((r) => r.state === 'pending' || r.state === 'sending').length }),
     updated_at: updatedAt,
   };
 }
