@@ -10,6 +10,8 @@ import { up as shardQuota } from '../../../src/db/migrations/2026-11-27T0900_ema
 import { prunePastDays, reservedOn, reserveEmail, reserveEmails, shareOf, SHARDS, utcDay } from '../../../src/modules/notifications/quota.js';
 import os from 'node:os';
 import { systemClock } from '../../../src/shared/clock.js';
+import { GroupCommit } from '../../../src/db/group-commit.js';
+import { statementsDuring } from '../../helpers/statements.js';
 import { createTestDb, usingPostgres, type TestDatabase } from '../../helpers/db.js';
 import { BASES, createAndDeliver, createDocument, seedTeams } from './fixtures.js';
 import { startSmtpServer } from './smtp-helpers.js';
@@ -178,6 +180,43 @@ describe('reserveEmail', () => {
       }),
     ).rejects.toThrow('the document write failed');
     expect(await reservedOn(db.db, 'acme', day)).toBe(0);
+  });
+});
+
+describe('inside group commit batches (SQLite: read once, written once per batch)', () => {
+  it('lets exactly the limit through bursts of writes, gives back what a rolled-back write took, and stores the sum', async () => {
+    const day = '2026-01-19';
+    await reserveEmails(db.db, 'acme', day, 40, 4, now());
+    const group = new GroupCommit(db.db);
+    let taken: PromiseSettledResult<number>[] = [];
+    const statements = await statementsDuring(async () => {
+      taken = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) =>
+          group.run(async (trx) => {
+            const granted = await reserveEmails(trx, i % 5 === 4 ? 'beta' : 'acme', day, 40, 2, now());
+            // A write that fails after taking its e-mails: what it took goes back.
+            if (i === 3 || i === 8) throw new Error(`write ${i} failed`);
+            return granted;
+          }),
+        ),
+      );
+    });
+    if (!usingPostgres()) {
+      // Per batch and team-day one read and one write, not a statement per write.
+      const quotaStatements = statements.filter((s) => s.includes('email_quota'));
+      expect(quotaStatements.length).toBeLessThanOrEqual(4 * group.stats.batches);
+    }
+    expect(taken.map((r) => r.status === 'rejected')).toEqual(Array.from({ length: 20 }, (_, i) => i === 3 || i === 8));
+    expect(taken.every((r) => r.status === 'rejected' || r.value === 2)).toBe(true);
+    // acme: 4 before, then 14 stored writes of 2; beta: 4 writes of 2.
+    expect(await reservedOn(db.db, 'acme', day)).toBe(32);
+    expect(await reservedOn(db.db, 'beta', day)).toBe(8);
+    if (!usingPostgres()) expect(group.stats.batches).toBeLessThan(5);
+    // Near the limit: what is left (8) goes to the first writes (in queue order on SQLite), then nothing.
+    const more = await Promise.all(Array.from({ length: 5 }, () => group.run((trx) => reserveEmails(trx, 'acme', day, 40, 3, now()))));
+    expect(usingPostgres() ? [...more].sort().reverse() : more).toEqual([3, 3, 2, 0, 0]);
+    expect(await Promise.all([group.run((trx) => reserveEmails(trx, 'acme', day, 41, 2, now()))])).toEqual([1]);
+    expect(await reservedOn(db.db, 'acme', day)).toBe(41);
   });
 });
 
