@@ -27,7 +27,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDb, usingPostgres, type TestDatabase } from './helpers/db.js';
-import { childEnv, REPO_ROOT, ServiceProcess, startService, until } from './helpers/process.js';
+import { childEnv, invoicingArgs, REPO_ROOT, ServiceProcess, startService, until } from './helpers/process.js';
 import { FakeGateway } from './modules/edo/fake-gateway.js';
 import { parseMail, startSmtpServer, type TestSmtpServer } from './modules/notifications/smtp-helpers.js';
 
@@ -83,7 +83,7 @@ let worker1: ServiceProcess;
 const processes: ServiceProcess[] = [];
 
 function startWorker(): ServiceProcess {
-  const args = ['--import', 'tsx', path.join(REPO_ROOT, 'src/cli/main.ts'), 'worker'];
+  const args = invoicingArgs(['worker']);
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   const worker = new ServiceProcess(child, 0);
   processes.push(worker);

@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDb, type TestDatabase } from '../../helpers/db.js';
 import { ACME_KEY, bootstrapFixture } from '../../helpers/fixtures.js';
-import { childEnv, freePort, REPO_ROOT, ServiceProcess, startService } from '../../helpers/process.js';
+import { childEnv, freePort, invoicingArgs, REPO_ROOT, ServiceProcess, startService } from '../../helpers/process.js';
 import { simpleDoc } from '../invoices/write-helpers.js';
 import { FakeGateway } from './fake-gateway.js';
 
@@ -71,7 +71,7 @@ async function serve(env: Record<string, string>): Promise<ServiceProcess> {
 
 /** `invoicing worker` (runs until a signal, so spawned rather than run with runCli). */
 function startWorker(env: Record<string, string>): ServiceProcess {
-  const args = ['--import', 'tsx', path.join(REPO_ROOT, 'src/cli/main.ts'), 'worker'];
+  const args = invoicingArgs(['worker']);
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   const worker = new ServiceProcess(child, 0);
   processes.push(worker);
