@@ -18,12 +18,22 @@
  * once the first request records its final answer, replays exactly that. If the first request
  * died in between, after `deliveryLeaseMs` (when the outbox worker takes its e-mails over) a retry
  * gets the answer as committed, its status following its notifications.
+ *
+ * SQLite: the claim is made in the document's own group-commit write (the `claim` hook `work`
+ * runs first in it), not in a batch of its own before it: one batch and one COMMIT per keyed
+ * create instead of two. The claim and the document then commit or roll back together, so a
+ * claim is never seen `pending`: a concurrent request with the same key is told the answer
+ * (found before its write, or by its own claim failing inside its write, after the first one's
+ * write in the same or an earlier batch). A failed write leaves no claim to release.
+ * PostgreSQL keeps the claim as a transaction of its own (a uniqueness conflict there would wait
+ * for the other transaction and abort this one).
  */
 import type { Transaction } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Selectable } from 'kysely';
+import { dialectOf, type Db, type Executor } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { groupCommitFor, type GroupCommit } from '../../db/group-commit.js';
-import type { Database } from '../../db/types.js';
+import type { Database, IdempotencyKeysTable } from '../../db/types.js';
 import { ApiError } from '../../shared/errors.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
 import type { InvoiceWriteResponse } from './invoice.schemas.js';
@@ -38,6 +48,16 @@ export interface IdempotencyOptions {
   /** How long a committed request may take to record its final answer (its e-mail attempt). */
   deliveryLeaseMs?: number;
 }
+
+/** Thrown from the claim inside the document's write when the key already has an answer: the write is rolled back, the answer returned. */
+class KeyAnswered extends Error {
+  constructor(readonly outcome: WriteOutcome) {
+    super('the Idempotency-Key already has an answer');
+  }
+}
+
+/** The claim, made inside the document's own write (SQLite, see the top). */
+export type ClaimInWrite = (trx: Transaction<Database>) => Promise<void>;
 
 export class IdempotencyStore {
   private readonly deliveryLeaseMs: number;
@@ -55,18 +75,47 @@ export class IdempotencyStore {
   ) {
     this.deliveryLeaseMs = options.deliveryLeaseMs ?? PENDING_LEASE_MS;
     this.commits = groupCommitFor(db);
+    this.claimsInWrite = dialectOf(db) === 'sqlite';
   }
+
+  /** SQLite: the claim joins the document's write (see the top). */
+  private readonly claimsInWrite: boolean;
 
   async run(
     teamId: string,
     key: string,
     hash: string,
-    work: (onCommit: (trx: Transaction<Database>, outcome: WriteOutcome, final: boolean) => Promise<void>) => Promise<WriteOutcome>,
+    work: (
+      onCommit: (trx: Transaction<Database>, outcome: WriteOutcome, final: boolean) => Promise<void>,
+      claim?: ClaimInWrite,
+    ) => Promise<WriteOutcome>,
   ): Promise<WriteOutcome> {
     const now = this.clock.now();
     const claimedAt = now.toISOString();
-    const existing = await this.claim(teamId, key, hash, now);
-    if (existing) return existing;
+    const expiresAt = new Date(now.getTime() + TTL_MS).toISOString();
+    let claimInWrite: ClaimInWrite | undefined;
+    if (this.claimsInWrite) {
+      // A key already answered (or in use) is told without a write; otherwise the claim rides in the document's write.
+      const row = await repo.findKey(this.db, teamId, key);
+      const answer = row && row.expires_at >= claimedAt ? await this.answerFor(this.db, row, hash, now) : null;
+      if (answer !== null && answer !== 'claimed') return answer;
+      if (answer === null) {
+        claimInWrite = async (trx) => {
+          await repo.deleteExpiredKeys(trx, teamId, claimedAt);
+          try {
+            await repo.insertClaim(trx, teamId, key, hash, claimedAt, expiresAt);
+          } catch (err) {
+            if (!isUniqueViolation(err)) throw err;
+            // Claimed meanwhile by a write before this one (committed, or earlier in this batch).
+            const taken = await this.answerFor(trx, await repo.findKey(trx, teamId, key), hash, now);
+            if (taken !== 'claimed') throw new KeyAnswered(taken);
+          }
+        };
+      }
+    } else {
+      const existing = await this.claim(teamId, key, hash, now);
+      if (existing) return existing;
+    }
     let outcome: WriteOutcome;
     /** The answer recorded as final with the document (no e-mail attempt after the commit). */
     let recordedFinal: WriteOutcome | null = null;
@@ -76,10 +125,12 @@ export class IdempotencyStore {
         // The claim lapsed and a retry took it over: roll this document back, the retry stands.
         if (!(await repo.recordCommitted(trx, teamId, key, claimedAt, JSON.stringify(outcome.body), status))) throw inProgress();
         recordedFinal = final ? outcome : null;
-      });
+      }, claimInWrite);
     } catch (err) {
-      // Nothing was stored: release the key (if still ours) so a corrected retry can run.
-      await this.commits.run((trx) => repo.releaseClaim(trx, teamId, key, claimedAt));
+      if (err instanceof KeyAnswered) return err.outcome;
+      // Nothing was stored: release the key (if still ours) so a corrected retry can run. A claim
+      // made in the write went with its rollback (or was never made: the error came before it).
+      if (claimInWrite === undefined) await this.commits.run((trx) => repo.releaseClaim(trx, teamId, key, claimedAt));
       throw err;
     }
     // Recorded final with the document: nothing more to write.
@@ -102,11 +153,21 @@ export class IdempotencyStore {
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
     }
-    const row = await repo.findKey(this.db, teamId, key);
+    const answer = await this.answerFor(this.db, await repo.findKey(this.db, teamId, key), hash, now);
+    return answer === 'claimed' ? null : answer;
+  }
+
+  /**
+   * What a request with `hash` gets for the key's `row` (another request's): its replay, or
+   * 'claimed' when the row was a lapsed claim this request took over; throws while it is in use,
+   * or for another body.
+   */
+  private async answerFor(db: Executor, row: Selectable<IdempotencyKeysTable> | undefined, hash: string, now: Date): Promise<WriteOutcome | 'claimed'> {
     if (!row) throw inProgress();
+    const nowIso = now.toISOString();
     if (row.state === 'pending' && row.created_at < new Date(now.getTime() - PENDING_LEASE_MS).toISOString()) {
       const expiresAt = new Date(now.getTime() + TTL_MS).toISOString();
-      if (await repo.takeOverLapsedClaim(this.db, teamId, key, row.created_at, { hash, claimedAt: nowIso, expiresAt })) return null;
+      if (await repo.takeOverLapsedClaim(db, row.team_id, row.idem_key, row.created_at, { hash, claimedAt: nowIso, expiresAt })) return 'claimed';
       throw inProgress();
     }
     if (row.request_hash !== hash) {

@@ -16,7 +16,7 @@ import type { LinkBases } from '../links/index.js';
 import type { AuthContext } from '../teams/index.js';
 import { parseWriteEnvelope, type WriteEnvelope } from './envelope.js';
 import { requestHash } from '../../shared/request-hash.js';
-import { IdempotencyStore } from './idempotency.js';
+import { IdempotencyStore, type ClaimInWrite } from './idempotency.js';
 import type { InvoiceList, InvoiceRevisionDetail, InvoiceRevisionList, ListQuery, RevisionsQuery } from './invoice-requests.schemas.js';
 import { WriteEffects, type QueuedEffects } from './invoice.effects.js';
 import { newDocumentEvents, quietUpdateEvents, recordRestriction, recordWriteEvents } from './invoice-events.js';
@@ -135,7 +135,7 @@ export class InvoiceService {
     // Validated before the Idempotency-Key hash: a refused document is never hashed, and a body
     // nested too deep is refused before the hash walks it.
     const validated = this.validate(envelope);
-    const run = (onCommit?: OnCommit) => this.createLive(live, envelope, validated, info, onCommit);
+    const run = (onCommit?: OnCommit, claim?: ClaimInWrite) => this.createLive(live, envelope, validated, info, onCommit, claim);
     if (!info.idempotencyKey) return run();
     refuseTooDeep(body);
     return this.idempotency.run(live.teamId, info.idempotencyKey, requestHash(body), run);
@@ -271,11 +271,14 @@ export class InvoiceService {
     validated: Validated,
     info: RequestInfo,
     onCommit?: OnCommit,
+    claim?: ClaimInWrite,
   ): Promise<WriteOutcome> {
     const { invoice } = validated;
     const prepared = await this.prepare(auth, envelope, validated);
     const publicId = invoice.public_id ?? sortableToken();
-    if (invoice.public_id && (await repo.publicIdTaken(this.deps.db, publicId))) throw conflict(publicId);
+    // Checked early to spare the write; with a claim in the write, its document insert checks it
+    // after the claim instead (a retry of a create that took this id meanwhile gets the replay).
+    if (invoice.public_id && !claim && (await repo.publicIdTaken(this.deps.db, publicId))) throw conflict(publicId);
     const now = isoNow(this.deps.clock);
     const row = invoiceRow(documentRowValues(auth, prepared, publicId, now, invoice.seller_status ?? 'issued', info), {
       team_id: auth.teamId,
@@ -317,6 +320,8 @@ export class InvoiceService {
         queued = oneStatement.queued;
       } else {
         await this.commits.run(async (trx) => {
+          // The Idempotency-Key's claim first (SQLite, idempotency.ts): the document only if it is this request's.
+          if (claim) await claim(trx);
           // The e-mails' outcome (and a quota restriction) is written with the row itself.
           const planned = await this.effects.plan(trx, auth, row, prepared, links, early);
           if (this.onPostgres) {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotencyStore } from '../../../src/modules/invoices/idempotency.js';
+import { groupCommitFor } from '../../../src/db/group-commit.js';
 import { requestHash } from '../../../src/shared/request-hash.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
@@ -260,7 +261,21 @@ describe('document identity: public_id and Idempotency-Key', () => {
       expect(res.json().error).toBe('idempotency_request_in_progress');
     });
 
-    it('rolls back a slow first request whose claim was taken over, leaving the new claim alone', async () => {
+    it.runIf(!usingPostgres())('claims the key in the document\'s own write on SQLite: one group-commit write a keyed create, the claim rolled back with a failed write', async () => {
+      const group = groupCommitFor(t.db.db);
+      const writesBefore = group.stats.writes;
+      const first = await post(t, { invoice: simpleDoc('idem-one-write') }, { 'idempotency-key': 'key-one-write' });
+      expect(first.statusCode).toBe(200);
+      expect(group.stats.writes - writesBefore).toBe(1);
+      // A write that fails after its claim (the client's public_id is another document's): no key left behind.
+      await createOk(t, { invoice: simpleDoc('idem-taken', { public_id: 'idem-taken-1' }) });
+      const failed = await post(t, { invoice: simpleDoc('idem-taken', { public_id: 'idem-taken-1' }) }, { 'idempotency-key': 'key-failed-write' });
+      expect(failed.statusCode).toBe(409);
+      expect(await t.db.db.selectFrom('idempotency_keys').select('idem_key').where('idem_key', '=', 'key-failed-write').execute()).toEqual([]);
+    });
+
+    // On SQLite the claim commits with the document (above): no claim is ever seen pending mid-way.
+    it.runIf(usingPostgres())('rolls back a slow first request whose claim was taken over, leaving the new claim alone', async () => {
       const store = new IdempotencyStore(t.db.db, systemClock);
       const takenOverAt = new Date(Date.now() + 1000).toISOString();
       const work = store.run('acme', 'key-slow', 'f'.repeat(64), async (onCommit) => {
