@@ -11,6 +11,7 @@
 // MODE=create: creates instead of PUTs (the same document), for the ratio of a PUT to a create;
 // MODE=create-email: the same creates e-mailed to one buyer (bench scenario invoice-create-email-buyer);
 // MODE=create-edo: the same creates sent through EDO (bench scenario invoice-create-edo).
+// MODE=create-keyed: the same creates, each with an Idempotency-Key of its own (bench scenario invoice-create-keyed).
 // usage: node bench/probes/put-inprocess.mjs <rootA> [rootB] [N=200] [blocks=20]   (a root may end in :thread, see start())
 import fs from 'node:fs'; import os from 'node:os'; import path from 'node:path'; import { createRequire } from 'node:module';
 const args = process.argv.slice(2);
@@ -18,6 +19,7 @@ const roots = args.filter((a) => !/^\d+$/.test(a));
 const nums = args.filter((a) => /^\d+$/.test(a)).map(Number);
 const N = nums[0] ?? 200; const BLOCKS = nums[1] ?? 20; const POOL = 200; const LANES = 50;
 const KEY = PROBE_KEY;
+let keyCount = 0;
 const sqlTimes = new Map(); const commits = []; const works = []; const holds = new Map();
 if (process.env.SQL === '1') {
   const require = createRequire(path.join(path.resolve(roots[0].replace(/:thread$/, '')), 'package.json'));
@@ -97,10 +99,11 @@ async function run(x) {
     while (done < N) {
       done++;
       const d = x.pool.shift();
-      if (process.env.MODE === 'create' || process.env.MODE === 'create-email' || process.env.MODE === 'create-edo') {
+      if (process.env.MODE === 'create' || process.env.MODE === 'create-email' || process.env.MODE === 'create-edo' || process.env.MODE === 'create-keyed') {
         const mail = process.env.MODE === 'create-email' ? { api_recipients: [{ email: 'buyer@example.com', name: 'Покупатель' }], notify_recipients: true }
           : process.env.MODE === 'create-edo' ? { buyer_edo_id: '2BM-7736207543-2012052808301121' } : {};
-        const r = await x.rt.app.inject({ method: 'POST', url: '/api/v1/invoices', headers, payload: JSON.stringify({ ...doc, number: `C-${done}`, ...mail }) });
+        const keyed = process.env.MODE === 'create-keyed' ? { 'idempotency-key': `probe-${process.pid}-${x.root}-${keyCount++}` } : {};
+        const r = await x.rt.app.inject({ method: 'POST', url: '/api/v1/invoices', headers: { ...headers, ...keyed }, payload: JSON.stringify({ ...doc, number: `C-${done}`, ...mail }) });
         // 207: the e-mail is still on its way (the worker's; INVOICING_IN_PROCESS_WORKER=false).
         if (r.statusCode !== 200 && !(mail.notify_recipients && r.statusCode === 207)) { console.log(r.statusCode, r.body); process.exit(1); }
         x.pool.push(d); continue;

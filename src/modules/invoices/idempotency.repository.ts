@@ -4,7 +4,7 @@
  * write is fenced by that claim time, so a request whose claim lapsed changes nothing.
  */
 import type { Executor } from '../../db/database.js';
-import { insertRows, preparedStatement } from '../../db/prepared-query.js';
+import { insertRows, preparedQuery, preparedStatement } from '../../db/prepared-query.js';
 import type { Selectable } from 'kysely';
 import type { IdempotencyKeysTable } from '../../db/types.js';
 
@@ -59,8 +59,12 @@ export async function insertClaim(db: Executor, teamId: string, key: string, has
   ]);
 }
 
+const findKeyStatement = preparedQuery<'teamId' | 'key', Selectable<IdempotencyKeysTable>>((db, p) =>
+  db.selectFrom('idempotency_keys').selectAll().where('team_id', '=', p('teamId')).where('idem_key', '=', p('key')),
+);
+
 export async function findKey(db: Executor, teamId: string, key: string): Promise<Selectable<IdempotencyKeysTable> | undefined> {
-  return db.selectFrom('idempotency_keys').selectAll().where('team_id', '=', teamId).where('idem_key', '=', key).executeTakeFirst();
+  return (await findKeyStatement(db, { teamId, key }))[0];
 }
 
 /** A lapsed pending claim (created at `lapsedAt`) taken over by this request; false when another took it. */
