@@ -25,8 +25,10 @@
  * claim is never seen `pending`: a concurrent request with the same key is told the answer
  * (found before its write, or by its own claim failing inside its write, after the first one's
  * write in the same or an earlier batch). A failed write leaves no claim to release.
- * PostgreSQL keeps the claim as a transaction of its own (a uniqueness conflict there would wait
- * for the other transaction and abort this one).
+ * PostgreSQL keeps the claim as a statement of its own before the document's transaction (a
+ * uniqueness conflict inside that transaction would wait for the other one and abort this one):
+ * one statement that sweeps the team's expired keys and inserts the claim, or replaces an expired
+ * record of the key (`claimKey`).
  */
 import type { Transaction } from 'kysely';
 import type { Selectable } from 'kysely';
@@ -144,15 +146,7 @@ export class IdempotencyStore {
   /** Claims the key, or returns the replay of a finished request, or throws for a conflict. */
   private async claim(teamId: string, key: string, hash: string, now: Date): Promise<WriteOutcome | null> {
     const nowIso = now.toISOString();
-    try {
-      await this.commits.run(async (trx) => {
-        await repo.deleteExpiredKeys(trx, teamId, nowIso);
-        await repo.insertClaim(trx, teamId, key, hash, nowIso, new Date(now.getTime() + TTL_MS).toISOString());
-      });
-      return null;
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-    }
+    if (await repo.claimKey(this.db, teamId, key, hash, nowIso, new Date(now.getTime() + TTL_MS).toISOString())) return null;
     const answer = await this.answerFor(this.db, await repo.findKey(this.db, teamId, key), hash, now);
     return answer === 'claimed' ? null : answer;
   }

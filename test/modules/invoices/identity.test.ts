@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotencyStore } from '../../../src/modules/invoices/idempotency.js';
 import { groupCommitFor } from '../../../src/db/group-commit.js';
+import { statementsDuring } from '../../helpers/statements.js';
 import { requestHash } from '../../../src/shared/request-hash.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
@@ -155,6 +156,32 @@ describe('document identity: public_id and Idempotency-Key', () => {
         const plan = await sql<{ detail: string }>`explain query plan delete from idempotency_keys where team_id = ${'acme'} and expires_at < ${old}`.execute(t.db.db);
         expect(plan.rows.map((r) => r.detail).join(' ')).toContain('idempotency_keys_team_expires_idx (team_id=? AND expires_at<?)');
       }
+    });
+
+    it('takes a key whose record expired as new, whatever body it had', async () => {
+      const old = new Date(Date.now() - 2 * 86_400_000).toISOString();
+      await t.db.db
+        .insertInto('idempotency_keys')
+        .values({ team_id: 'acme', idem_key: 'key-reused-later', request_hash: '0'.repeat(64), state: 'done', response_status: 200, response_body: '{}', created_at: old, expires_at: old })
+        .execute();
+      const res = await post(t, { invoice: simpleDoc('idem-later') }, { 'idempotency-key': 'key-reused-later' });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['idempotent-replayed']).toBeUndefined();
+      const replay = await post(t, { invoice: simpleDoc('idem-later') }, { 'idempotency-key': 'key-reused-later' });
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.json().public_id).toBe(res.json().public_id);
+    });
+
+    it.runIf(usingPostgres())('claims the key in one statement of its own on PostgreSQL: six round trips a keyed create', async () => {
+      await post(t, { invoice: simpleDoc('idem-rt-warm') }, { 'idempotency-key': 'key-rt-warm' });
+      let status = 0;
+      const texts = await statementsDuring(async () => {
+        status = (await post(t, { invoice: simpleDoc('idem-rt') }, { 'idempotency-key': 'key-rt' })).statusCode;
+      });
+      expect(status).toBe(200);
+      // The caller, the claim, then the document's transaction: BEGIN, its statement, the key's record, COMMIT.
+      expect(texts, JSON.stringify(texts.map((x) => x.slice(0, 60)))).toHaveLength(6);
+      expect(texts.filter((x) => /^begin/i.test(x))).toHaveLength(1);
     });
 
     it('refuses the same key with another body: 409 idempotency_key_reused', async () => {
