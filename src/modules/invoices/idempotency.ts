@@ -30,8 +30,7 @@
  * one statement that sweeps the team's expired keys and inserts the claim, or replaces an expired
  * record of the key (`claimKey`).
  */
-import type { Transaction } from 'kysely';
-import type { Selectable } from 'kysely';
+import type { Selectable, Transaction } from 'kysely';
 import { dialectOf, type Db, type Executor } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { groupCommitFor, type GroupCommit } from '../../db/group-commit.js';
