@@ -73,14 +73,6 @@ const readRow = preparedQuery<'teamId' | 'day', { reserved: number }>((db, p) =>
   db.selectFrom('email_quota').select('reserved').where('team_id', '=', p('teamId')).where('day', '=', p('day')),
 );
 
-/** Adds `count` to the day's row, made if missing (SQLite; the caller checked the limit). */
-const addToRow = preparedQuery<'teamId' | 'day' | 'count' | 'now', never>((db, p) =>
-  db
-    .insertInto('email_quota')
-    .values({ team_id: p('teamId'), day: p('day'), reserved: p('count'), updated_at: p('now') })
-    .onConflict((oc) => oc.columns(['team_id', 'day']).doUpdateSet({ reserved: sql<number>`email_quota.reserved + ${p('count')}`, updated_at: p('now') })),
-);
-
 interface BatchDay {
   teamId: string;
   day: string;
@@ -123,7 +115,10 @@ class BatchQuota implements BatchPart {
   }
 
   async flush(trx: Executor): Promise<void> {
-    for (const { teamId, day, kept, now } of this.days.values()) if (kept > 0) await addToRow(trx, { teamId, day, count: kept, now });
+    // The limit was checked write by write above: the one-row statement without one.
+    for (const { teamId, day, kept, now } of this.days.values()) {
+      if (kept > 0) await reserveInOneRow(trx, { teamId, day, count: kept, limit: Number.MAX_SAFE_INTEGER, now });
+    }
   }
 }
 
