@@ -6,6 +6,14 @@
  *
  *   npm run bench                       # 10 s per scenario, 50 connections
  *   BENCH_DURATION=3 BENCH_CONNECTIONS=20 BENCH_SCENARIOS=catalog,baseline npm run bench
+ *   BENCH_ROUNDS=5 BENCH_SCENARIOS=baseline,invoice-create,invoice-create-edo npm run bench
+ *
+ * BENCH_ROUNDS=N runs the selected scenarios N times in turn (each scenario's `setup` only in the
+ * first round) and adds a summary: per scenario the median and range over the rounds, of req/s,
+ * of CPU ms per request, of the ratio to the same round's baseline and of the ratio to the same
+ * round's BENCH_COMPARE_TO scenario (default `invoice-create`). On a shared machine the figures
+ * of one run move by tens of percent between runs; ratios taken within a round, then their
+ * median, are what a target like "within 10 % of a plain create" can be judged by.
  *
  * The service runs on a temporary SQLite database unless DATABASE_URL is set (REDIS_URL is
  * passed on when set), bootstrapped with a team whose tariff has limits no run can reach and
@@ -37,6 +45,7 @@ import {
   waitForHealthy,
 } from './processes.js';
 import { runScaleOut } from './scale-out.js';
+import { summarize, summaryMarkdown } from './summary.js';
 
 /** dist/bench/run.js or bench/run.ts: the repository is two levels or one level up. */
 
@@ -45,6 +54,8 @@ const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 50);
 const WARMUP_SEC = Math.min(2, DURATION_SEC);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((s) => s.trim()).filter(Boolean);
+const ROUNDS = positiveInt('BENCH_ROUNDS', 1);
+const COMPARE_TO = process.env.BENCH_COMPARE_TO?.trim() || 'invoice-create';
 /** Seconds between the service's memory samples during a scenario. */
 const SAMPLE_SEC = positiveInt('BENCH_SAMPLE_SEC', 30);
 /**
@@ -109,6 +120,8 @@ export const scenarios: Scenario[] = [
 
 interface Row {
   scenario: string;
+  /** 1-based: which of the BENCH_ROUNDS rounds measured it. */
+  round: number;
   method: string;
   path: string;
   requests_per_sec: number;
@@ -237,15 +250,15 @@ async function measure(url: string, scenario: Scenario, durationSec: number): Pr
   });
 }
 
-function markdownTable(rows: Row[]): string {
+function markdownTable(rows: Row[], withRounds: boolean): string {
   const lines = [
-    '| scenario | request | req/s | p50 ms | p99 ms | ratio to baseline | CPU ms/req | requests | non-2xx | errors | RSS MB before → after |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| ${withRounds ? 'round | ' : ''}scenario | request | req/s | p50 ms | p99 ms | ratio to baseline | CPU ms/req | requests | non-2xx | errors | RSS MB before → after |`,
+    `|${withRounds ? '---:|' : ''}---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|`,
   ];
   for (const r of rows) {
     const ratio = r.ratio_to_baseline === null ? '–' : r.ratio_to_baseline.toFixed(2);
     lines.push(
-      `| ${r.scenario} | ${r.method} ${r.path} | ${Math.round(r.requests_per_sec)} | ${r.p50_ms} | ${r.p99_ms} | ${ratio} | ${r.cpu_ms_per_request === null ? '–' : r.cpu_ms_per_request.toFixed(2)} | ${r.total_requests} | ${r.non_2xx} | ${r.errors} | ${r.rss_start_mb === null ? '–' : `${r.rss_start_mb} → ${r.rss_end_mb}`} |`,
+      `| ${withRounds ? `${r.round} | ` : ''}${r.scenario} | ${r.method} ${r.path} | ${Math.round(r.requests_per_sec)} | ${r.p50_ms} | ${r.p99_ms} | ${ratio} | ${r.cpu_ms_per_request === null ? '–' : r.cpu_ms_per_request.toFixed(2)} | ${r.total_requests} | ${r.non_2xx} | ${r.errors} | ${r.rss_start_mb === null ? '–' : `${r.rss_start_mb} → ${r.rss_end_mb}`} |`,
     );
   }
   return lines.join('\n');
@@ -336,9 +349,9 @@ async function main(): Promise<void> {
       `database ${databaseUrl.startsWith('sqlite:') ? 'SQLite' : 'PostgreSQL'}, LOG_LEVEL=${LOG_LEVEL}, ` +
       `INVOICING_PROCESSES=${process.env.INVOICING_PROCESSES ?? 'auto'} (${serviceProcesses} processes)\n`,
   );
-  for (const scenario of selected) {
+  for (let round = 1; round <= ROUNDS; round++) for (const scenario of selected) {
     const url = scenario.target === 'service' ? serviceUrl : baselineUrl;
-    await scenario.setup?.(ctx);
+    if (round === 1) await scenario.setup?.(ctx);
     await measure(url, scenario, WARMUP_SEC);
     const rssStart = scenario.target === 'service' ? rssMb(service.pid) : null;
     const cpuStart = scenario.target === 'service' ? cpuMs(service.pid) : null;
@@ -369,6 +382,7 @@ async function main(): Promise<void> {
     const rssEnd = scenario.target === 'service' ? rssMb(service.pid) : null;
     rows.push({
       scenario: scenario.name,
+      round,
       method: scenario.method,
       path: scenario.path,
       requests_per_sec: result.requests.average,
@@ -385,10 +399,13 @@ async function main(): Promise<void> {
       ...(rssSamples.length > 0 ? { rss_samples_mb: rssSamples } : {}),
       ...(memorySamples.length > 0 ? { memory_samples: memorySamples.sort((a, b) => a.at_s - b.at_s) } : {}),
     });
-    process.stdout.write(`  ${scenario.name}: ${Math.round(result.requests.average)} req/s\n`);
+    process.stdout.write(`  ${ROUNDS > 1 ? `round ${round}: ` : ''}${scenario.name}: ${Math.round(result.requests.average)} req/s\n`);
   }
-  const base = rows.find((r) => r.scenario === 'baseline');
-  for (const row of rows) row.ratio_to_baseline = base && base.requests_per_sec > 0 ? row.requests_per_sec / base.requests_per_sec : null;
+  for (const row of rows) {
+    const base = rows.find((r) => r.scenario === 'baseline' && r.round === row.round);
+    row.ratio_to_baseline = base && base.requests_per_sec > 0 ? row.requests_per_sec / base.requests_per_sec : null;
+  }
+  const summary = ROUNDS > 1 ? summarize(rows, COMPARE_TO) : [];
 
   const startedAt = new Date();
   const meta = {
@@ -405,11 +422,14 @@ async function main(): Promise<void> {
     redis: Boolean(process.env.REDIS_URL),
     log_level: LOG_LEVEL,
     invoicing_processes: process.env.INVOICING_PROCESSES ?? 'auto',
+    rounds: ROUNDS,
+    compare_to: ROUNDS > 1 ? COMPARE_TO : null,
     /** Processes of the service at start: with several API processes, the primary too. */
     service_processes: serviceProcesses,
   };
-  const table = markdownTable(rows);
-  process.stdout.write(`\n${table}\n`);
+  const table = markdownTable(rows, ROUNDS > 1);
+  const summaryTable = ROUNDS > 1 ? summaryMarkdown(summary, ROUNDS, COMPARE_TO) : '';
+  process.stdout.write(`\n${table}\n${summaryTable ? `\n${summaryTable}\n` : ''}`);
   if (rows.some((r) => r.non_2xx > 0 || r.errors > 0)) {
     process.stdout.write('\nWARNING: some requests failed (non-2xx or errors): those numbers do not measure the happy path.\n');
   }
@@ -427,11 +447,12 @@ async function main(): Promise<void> {
     '',
     table,
     '',
+    ...(summaryTable ? [summaryTable, ''] : []),
     ...rows.filter((r) => r.rss_samples_mb).map((r) => `RSS of the service every ${SAMPLE_SEC} s during ${r.scenario} (MB): ${r.rss_samples_mb?.join(', ')}\n`),
     ...rows.filter((r) => r.memory_samples).map((r) => memoryTable(r.scenario, r.memory_samples ?? [])),
   ].join('\n');
   fs.writeFileSync(path.join(RESULTS_DIR, `${stamp}.md`), markdown);
-  fs.writeFileSync(path.join(RESULTS_DIR, `${stamp}.json`), `${JSON.stringify({ meta, results: rows }, null, 2)}\n`);
+  fs.writeFileSync(path.join(RESULTS_DIR, `${stamp}.json`), `${JSON.stringify({ meta, results: rows, ...(ROUNDS > 1 ? { summary } : {}) }, null, 2)}\n`);
   process.stdout.write(`\nWritten bench/results/${stamp}.md and .json\n`);
 
   await stopProcesses();
