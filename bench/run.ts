@@ -8,12 +8,12 @@
  *   BENCH_DURATION=3 BENCH_CONNECTIONS=20 BENCH_SCENARIOS=catalog,baseline npm run bench
  *   BENCH_ROUNDS=5 BENCH_SCENARIOS=baseline,invoice-create,invoice-create-edo npm run bench
  *
- * BENCH_ROUNDS=N runs the selected scenarios N times in turn (each scenario's `setup` only in the
- * first round) and adds a summary: per scenario the median and range over the rounds, of req/s,
- * of CPU ms per request, of the ratio to the same round's baseline and of the ratio to the same
- * round's BENCH_COMPARE_TO scenario (default `invoice-create`). On a shared machine the figures
- * of one run move by tens of percent between runs; ratios taken within a round, then their
- * median, are what a target like "within 10 % of a plain create" can be judged by.
+ * BENCH_ROUNDS=N runs the selected scenarios N times in turn and adds a summary (bench/summary.ts):
+ * per scenario the median and range over the rounds of req/s, of CPU ms per request, of the
+ * ratio to the same round's baseline and of the ratio to the same round's BENCH_COMPARE_TO
+ * scenario (default `invoice-create`). On a shared machine the figures of one run move by tens
+ * of percent between runs; ratios taken within a round, then their median, are what a target
+ * like "within 10 % of a plain create" can be judged by.
  *
  * The service runs on a temporary SQLite database unless DATABASE_URL is set (REDIS_URL is
  * passed on when set), bootstrapped with a team whose tariff has limits no run can reach and
@@ -351,7 +351,9 @@ async function main(): Promise<void> {
   );
   for (let round = 1; round <= ROUNDS; round++) for (const scenario of selected) {
     const url = scenario.target === 'service' ? serviceUrl : baselineUrl;
-    if (round === 1) await scenario.setup?.(ctx);
+    // Every round: setups are idempotent (the seeding is done once; the update pool takes back
+    // the documents whose answers a run's end cut off).
+    await scenario.setup?.(ctx);
     await measure(url, scenario, WARMUP_SEC);
     const rssStart = scenario.target === 'service' ? rssMb(service.pid) : null;
     const cpuStart = scenario.target === 'service' ? cpuMs(service.pid) : null;
