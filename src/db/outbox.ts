@@ -8,6 +8,7 @@ import type { Executor } from './database.js';
 import { anyDueRow, claimDueOutboxRows } from './outbox-claim.js';
 import { pgUnnestInsert, type PgStatementPart } from './pg-parts.js';
 import { insertRows } from './prepared-query.js';
+import { extended } from '../shared/objects.js';
 import type { OutboxRow, OutboxTable } from './types.js';
 
 /**
@@ -122,7 +123,7 @@ function finishAttempt(
   fence: Fence,
   values: Partial<Pick<OutboxTable, 'state' | 'next_attempt_at' | 'last_error' | 'last_error_code' | 'sent_at' | 'updated_at'>>,
 ): Promise<boolean> {
-  return updateLeased(db, fence, { ...values, locked_by: null, locked_until: null });
+  return updateLeased(db, fence, extended(values, { locked_by: null, locked_until: null }));
 }
 
 /** Extends `owner`'s lease; false when the row is no longer its to send. */
