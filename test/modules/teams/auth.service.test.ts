@@ -129,6 +129,40 @@ describe('API key lookups', () => {
     if (usingPostgres()) expect(texts).toHaveLength(2);
   });
 
+  it.runIf(usingPostgres())('runs a lookup alone as the one-key statement, which PostgreSQL plans once per connection', async () => {
+    // The batch statement (two arrays) is planned anew on every run: its arrays' contents make a
+    // custom plan look cheaper than the generic one. A lookup alone goes through the one-key
+    // statement, whose generic plan PostgreSQL keeps after five custom ones.
+    const { sql } = await import('kysely');
+    type Plans = { statement: string; generic_plans: string | number; custom_plans: string | number };
+    await db.db.connection().execute(async (conn) => {
+      const callerPlans = async () => {
+        const { rows } = await sql<Plans>`select statement, generic_plans, custom_plans from pg_prepared_statements`.execute(conn);
+        const callers = rows.filter((r) => r.statement.includes('team__fp') && r.statement.includes('"api_keys" as "k"'));
+        const runs = (r: Plans) => Number(r.generic_plans) + Number(r.custom_plans);
+        return {
+          batch: callers.filter((r) => r.statement.includes('unnest(')).reduce((n, r) => n + runs(r), 0),
+          single: callers.filter((r) => !r.statement.includes('unnest(')).map((r) => ({ runs: runs(r), custom: Number(r.custom_plans), generic: Number(r.generic_plans) })),
+        };
+      };
+      const before = await callerPlans();
+      const auth = new AuthService(conn as unknown as typeof db.db, 'demo-token');
+      for (let i = 0; i < 16; i++) {
+        await expect(auth.authenticate(creds(ACME_KEY), { listState: i % 2 === 0 })).resolves.toMatchObject({ keyId: 101, teamId: 'acme' });
+      }
+      const after = await callerPlans();
+      // Every lookup ran alone: the batch statement did not run; the two one-key statements (with
+      // and without the list state) ran eight times each or more, planned afresh at most five times.
+      expect(after.batch).toBe(before.batch);
+      expect(after.single).toHaveLength(2);
+      for (const s of after.single) {
+        expect(s.runs).toBeGreaterThanOrEqual(8);
+        expect(s.custom).toBeLessThanOrEqual(5);
+        expect(s.generic).toBeGreaterThanOrEqual(3);
+      }
+    });
+  });
+
   it('a service key acts for the team x-tenant-id names, read in the same statement', async () => {
     // PostgreSQL reads the team and tariff rows as their fingerprint and parses each content
     // once per process (a second statement the first time): warm that with another instance,
