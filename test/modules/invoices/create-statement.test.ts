@@ -101,6 +101,39 @@ describe('a create with an e-mail and an EDO send writes its effects with the do
   });
 });
 
+describe('a create with one e-mail (PostgreSQL: the one-row form of the outbox part)', () => {
+  it('writes every column of the e-mail and the EDO send rows', async () => {
+    const res = await post(
+      t,
+      { invoice: doc('ONE-single', { api_recipients: recipients('solo@buyer.example'), buyer_edo_id: BUYER_EDO }), notify_recipients: true },
+      {},
+      ROOMY_KEY,
+    );
+    expect(res.statusCode, res.body).toBe(207);
+    const body = res.json();
+    const rows = await rowsOf(body.public_id);
+    expect(rows.outbox).toHaveLength(2);
+    const [edo, mail] = rows.outbox as [(typeof rows.outbox)[number], (typeof rows.outbox)[number]];
+    for (const row of [edo, mail]) {
+      expect(row).toMatchObject({ team_id: 'roomy', public_id: body.public_id, revision: 1, position: 0, state: 'pending', attempts: 0 });
+      expect(row.max_attempts).toBeGreaterThan(0);
+      expect(row.locked_by).toBeNull();
+      expect(row.locked_until).toBeNull();
+      expect(row.last_error).toBeNull();
+      expect(row.sent_at).toBeNull();
+      expect(row.next_attempt_at).toBe(row.created_at);
+      expect(row.updated_at).toBe(row.created_at);
+      expect(Number.isNaN(Date.parse(row.created_at))).toBe(false);
+    }
+    expect(edo).toMatchObject({ kind: 'edo_send', recipient: BUYER_EDO, idem_key: `edo:${body.public_id}:1`, message_id: edo.id });
+    expect(JSON.parse(edo.payload)).toMatchObject({ v: 1, recipient: BUYER_EDO, document: { publicId: body.public_id, revision: 1 } });
+    expect(mail).toMatchObject({ kind: 'email', recipient: 'solo@buyer.example', idem_key: `${body.public_id}:1:solo@buyer.example` });
+    expect(mail.message_id).toMatch(/^<.+@.+>$/);
+    expect(JSON.parse(mail.payload)).toMatchObject({ v: 1, view: { publicId: body.public_id, revision: 1 } });
+    expect(rows.jobs.map((j) => j.job_id)).toEqual([edo.id]);
+  });
+});
+
 describe('concurrent creates at the daily quota', () => {
   it('let exactly the quota through, each document stored once, whichever way each one was written', async () => {
     const limit = 2 * SHARDS;
