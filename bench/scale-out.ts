@@ -12,7 +12,9 @@
  * - PostgreSQL round trips per request: each node (and the worker) reaches PostgreSQL through
  *   a counting TCP proxy in this process, which counts the client's Sync ('S') and simple
  *   Query ('Q') messages (one per round trip: node-postgres sends Parse/Bind/Execute/Sync per
- *   query) and the connections opened;
+ *   query, Bind/Execute/Sync for a named statement it prepared before), the statements run (one
+ *   per Bind or Query, by the text their name was parsed with: bench/pg-messages.ts) and the
+ *   connections opened;
  * - Redis commands per request (`INFO commandstats` before and after) and Redis clients.
  *
  * Needs DATABASE_URL=postgres://… (a server where a database may be created: a new one,
@@ -31,6 +33,7 @@ import { cpuMs, freePort, gitCommit, processTree, RESULTS_DIR, REPO_ROOT, startP
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { documentBody } from './list-scenarios.js';
+import { PgMessageCounter } from './pg-messages.js';
 
 const KEY = 'ak_bench_0000000000000000000000000001';
 const INN = '7707083893';
@@ -48,7 +51,7 @@ const WARMUP = Math.min(2, DURATION);
 /** A TCP proxy to PostgreSQL counting the client's round trips and connections. */
 class CountingPgProxy {
   roundTrips = 0;
-  /** Statements parsed or sent, by their first words (for what a request's round trips are). */
+  /** Statements run (bound or sent as a query), by their first words (for what a request's round trips are). */
   readonly statements = new Map<string, number>();
   opened = 0;
   open = 0;
@@ -64,36 +67,13 @@ class CountingPgProxy {
       this.open++;
       this.peakOpen = Math.max(this.peakOpen, this.open);
       const upstream = net.connect(this.target.port, this.target.host);
-      let started = false;
-      let pending: Buffer = Buffer.alloc(0);
+      const counter = new PgMessageCounter({
+        roundTrip: () => this.roundTrips++,
+        statement: (key) => this.statements.set(key, (this.statements.get(key) ?? 0) + 1),
+      });
       client.on('data', (chunk: Buffer) => {
         upstream.write(chunk);
-        pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
-        for (;;) {
-          if (!started) {
-            // Untyped start-up packets: length, then a code (SSL/GSS requests come first).
-            if (pending.length < 8) break;
-            const length = pending.readInt32BE(0);
-            if (pending.length < length) break;
-            const code = pending.readInt32BE(4);
-            if (code !== 80877103 && code !== 80877104) started = true;
-            pending = pending.subarray(length);
-            continue;
-          }
-          if (pending.length < 5) break;
-          const length = pending.readInt32BE(1);
-          if (pending.length < 1 + length) break;
-          const type = pending[0];
-          if (type === 0x53 /* S: Sync */ || type === 0x51 /* Q: Query */) this.roundTrips++;
-          if (type === 0x50 /* P: Parse */ || type === 0x51) {
-            // Parse: statement name (C string), then the query; Query: the query.
-            let text = pending.subarray(5, 1 + length).toString('utf8');
-            if (type === 0x50) text = text.slice(text.indexOf('\0') + 1);
-            const key = text.replace(/\0.*$/s, '').replace(/\s+/g, ' ').slice(0, 60);
-            this.statements.set(key, (this.statements.get(key) ?? 0) + 1);
-          }
-          pending = pending.subarray(1 + length);
-        }
+        counter.push(chunk);
       });
       upstream.on('data', (chunk) => client.write(chunk));
       const close = () => {
@@ -402,7 +382,7 @@ export async function runScaleOut(): Promise<void> {
     ...phases
       .filter((p) => p.nodes === 1 && p.connections_per_node === CONNECTIONS)
       .flatMap((p) => [
-        `Statements per request of the API nodes, ${p.scenario} (first 60 characters; each Parse/Query is one round trip with its Sync):`,
+        `Statements per request of the API nodes, ${p.scenario} (first 60 characters; each Bind or Query is a statement run, one round trip with its Sync):`,
         '',
         ...Object.entries(p.pg_statements_per_request).map(([k, n]) => `- ${n} × \`${k}\``),
         '',
