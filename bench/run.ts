@@ -46,6 +46,7 @@ import {
 } from './processes.js';
 import { runScaleOut } from './scale-out.js';
 import { summarize, summaryMarkdown } from './summary.js';
+import { runCleanups } from './cleanup.js';
 
 /** dist/bench/run.js or bench/run.ts: the repository is two levels or one level up. */
 
@@ -464,12 +465,14 @@ async function main(): Promise<void> {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     killProcesses();
-    process.exit(130);
+    // E.g. the scale-out run's database (bench/cleanup.ts).
+    void runCleanups().finally(() => process.exit(130));
   });
 }
 
 main().catch(async (err: unknown) => {
   process.stderr.write(`bench: ${(err as Error).message}\n`);
   await stopProcesses();
+  await runCleanups();
   process.exit(1);
 });

@@ -18,7 +18,7 @@
  * - Redis commands per request (`INFO commandstats` before and after) and Redis clients.
  *
  * Needs DATABASE_URL=postgres://… (a server where a database may be created: a new one,
- * `invoicing_scale_<time>`, is created and dropped). Redis: a private `redis-server` on a free
+ * `invoicing_scale_<time>`, is created and dropped, also when the run fails or is interrupted). Redis: a private `redis-server` on a free
  * port when the binary is on PATH (so no one else's commands are counted), else REDIS_URL.
  * BENCH_DURATION (default 10 s per phase), BENCH_CONNECTIONS (default 50), BENCH_SCENARIOS
  * (invoice-create, invoice-get, invoice-create-edo).
@@ -34,6 +34,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { documentBody } from './list-scenarios.js';
 import { PgMessageCounter } from './pg-messages.js';
+import { onExit } from './cleanup.js';
 
 const KEY = 'ak_bench_0000000000000000000000000001';
 const INN = '7707083893';
@@ -157,6 +158,17 @@ export async function runScaleOut(): Promise<void> {
   const adminClient = new pg.Client({ connectionString: admin });
   await adminClient.connect();
   await adminClient.query(`CREATE DATABASE ${dbName}`);
+  await adminClient.end();
+  // Dropped at the end, and also when the run fails or is interrupted (bench/cleanup.ts).
+  const dropDatabase = onExit(async () => {
+    const client = new pg.Client({ connectionString: admin });
+    await client.connect();
+    try {
+      await client.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    } finally {
+      await client.end();
+    }
+  });
   const serverUrl = new URL(admin);
   const target = { host: serverUrl.hostname, port: Number(serverUrl.port || 5432) };
 
@@ -242,6 +254,8 @@ export async function runScaleOut(): Promise<void> {
   const direct = new URL(admin);
   direct.pathname = `/${dbName}`;
   const watcher = new pg.Client({ connectionString: direct.toString() });
+  // Ended by the database's drop when the run is interrupted: nothing left to watch then.
+  watcher.on('error', () => undefined);
   await watcher.connect();
   const drained = async () => {
     const deadline = Date.now() + 300_000;
@@ -396,8 +410,7 @@ export async function runScaleOut(): Promise<void> {
   await watcher.end();
   await stopProcesses();
   for (const proxy of Object.values(proxies)) proxy.close();
-  await adminClient.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await adminClient.end();
+  await dropDatabase();
   fs.rmSync(tmp, { recursive: true, force: true });
 }
 
