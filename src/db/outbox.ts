@@ -6,7 +6,7 @@
 import type { Updateable } from 'kysely';
 import type { Executor } from './database.js';
 import { anyDueRow, claimDueOutboxRows } from './outbox-claim.js';
-import { pgUnnestInsert, type PgStatementPart } from './pg-parts.js';
+import { pgRowInsert, pgUnnestInsert, type PgStatementPart } from './pg-parts.js';
 import { insertRows } from './prepared-query.js';
 import { extended } from '../shared/objects.js';
 import type { OutboxRow, OutboxTable } from './types.js';
@@ -27,6 +27,7 @@ const OUTBOX_COLUMNS = [
   ['attempts', 'int'], ['max_attempts', 'int'], ['next_attempt_at', 'text'], ['locked_by', 'text'], ['locked_until', 'text'],
   ['last_error', 'text'], ['last_error_code', 'text'], ['sent_at', 'text'], ['created_at', 'text'], ['updated_at', 'text'],
 ] as const satisfies ReadonlyArray<readonly [keyof OutboxTable, string]>;
+const OUTBOX_COLUMN_NAMES = OUTBOX_COLUMNS.map(([c]) => c);
 
 /**
  * PostgreSQL: `rows` as a CTE named `name` of one statement written by several modules
@@ -41,9 +42,7 @@ export function pgOutboxInsertPart(name: string, rows: OutboxTable[]): PgStateme
     // building each array's text (docs/performance.md, "Session 13").
     return {
       key: `outbox:${name}:one`,
-      ctes: (param, condition) =>
-        `"${name}" as (insert into "outbox" (${OUTBOX_COLUMNS.map(([c]) => `"${c}"`).join(', ')}) ` +
-        `select ${OUTBOX_COLUMNS.map((_, i) => param(i)).join(', ')}${condition ? ` where ${condition}` : ''})`,
+      ctes: (param, condition) => `"${name}" as (${pgRowInsert('outbox', OUTBOX_COLUMN_NAMES, param, condition)})`,
       values: OUTBOX_COLUMNS.map(([c]) => only[c]),
     };
   }

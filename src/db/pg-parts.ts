@@ -52,3 +52,15 @@ export function pgUnnestInsert(
     (condition ? ` where ${condition}` : '')
   );
 }
+
+/**
+ * `insert into "table" (columns) select $…, $…`: one row, one parameter per column. `insert …
+ * select` takes each parameter's type from its column, as `values` would, and can stand under
+ * `condition`.
+ */
+export function pgRowInsert(table: string, columns: ReadonlyArray<string>, param: (i: number) => string, condition: string | null): string {
+  return (
+    `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) ` +
+    `select ${columns.map((_, i) => param(i)).join(', ')}${condition ? ` where ${condition}` : ''}`
+  );
+}

@@ -5,7 +5,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import type { PgStatementPart } from '../../db/pg-parts.js';
+import { pgRowInsert, type PgStatementPart } from '../../db/pg-parts.js';
 import { preparedQuery } from '../../db/prepared-query.js';
 import type { EdoJobRow, EdoJobStatus, EdoJobsTable, EdoLinkRow, EdoLinksTable, OutboxRow } from '../../db/types.js';
 
@@ -26,15 +26,11 @@ export async function insertJob(db: Executor, row: EdoJobsTable): Promise<void> 
 
 /**
  * PostgreSQL: `insertJob` as a CTE of one statement written by several modules (pg-parts.ts).
- * `insert ... select $1, ...` takes each parameter's type from its column, as `values` would,
- * and can stand under the statement's condition.
  */
 export function pgJobInsertPart(row: EdoJobsTable): PgStatementPart {
   return {
     key: 'edo_job',
-    ctes: (param, condition) =>
-      `"edo_job" as (insert into "edo_jobs" (${JOB_COLUMNS.map((c) => `"${c}"`).join(', ')}) ` +
-      `select ${JOB_COLUMNS.map((_, i) => param(i)).join(', ')}${condition ? ` where ${condition}` : ''})`,
+    ctes: (param, condition) => `"edo_job" as (${pgRowInsert('edo_jobs', JOB_COLUMNS, param, condition)})`,
     values: JOB_COLUMNS.map((c) => row[c]),
   };
 }
