@@ -20,6 +20,7 @@ import * as listInsertStatementTriggers from './migrations/2026-11-26T1530_list_
 import * as shareLinkVersions from './migrations/2026-11-26T1540_share_link_versions.js';
 import * as listIndexSearchText from './migrations/2026-11-26T1550_list_index_search_text.js';
 import * as emailQuotaShards from './migrations/2026-11-27T0900_email_quota_shards.js';
+import * as edoPendingJob from './migrations/2026-11-28T1000_edo_pending_job.js';
 
 const migrations: Record<string, Migration> = {
   '2026-11-25T2200_spine': spine,
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26T1540_share_link_versions': shareLinkVersions,
   '2026-11-26T1550_list_index_search_text': listIndexSearchText,
   '2026-11-27T0900_email_quota_shards': emailQuotaShards,
+  '2026-11-28T1000_edo_pending_job': edoPendingJob,
 };
 
 class StaticProvider implements MigrationProvider {

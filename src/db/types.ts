@@ -148,6 +148,11 @@ export interface InvoicesTable {
   payment_reported_at: string | null;
   /** Moved by any change of the document: writes, statuses, e-mail and EDO news (every event about it). */
   changed_at: string | null;
+  /**
+   * The id of the EDO send its create asked for, while the job and its outbox row are not yet
+   * written (the worker or the next update writes them and clears it; docs/edo.md).
+   */
+  edo_pending_job: string | null;
 }
 
 export interface InvoiceItemsTable {

@@ -1,6 +1,7 @@
 /** `edo.status_changed`, recorded in the transaction that moves a job's status (issue 15). */
 import type { Executor } from '../../db/database.js';
 import type { EdoJobRow } from '../../db/types.js';
+import type { RecordedSend, RecordedSendRef } from './edo-request.js';
 import { recordEvent } from '../events/index.js';
 
 /**
@@ -13,7 +14,19 @@ export interface EdoDocumentPort {
   onChanged(db: Executor, teamId: string, publicId: string, now: string): Promise<void>;
   /** Locks the document's row first, so EDO transactions lock in a document update's order. */
   lock(db: Executor, teamId: string, publicId: string): Promise<void>;
+  /**
+   * Up to `limit` documents whose create recorded a send in its own row that is not written yet
+   * (a read: idle polling takes no write lock), in (team, document) order.
+   */
+  recordedSends(db: Executor, limit: number): Promise<RecordedSendRef[]>;
+  /**
+   * Inside the transaction that writes it: clears the document's record of `ref` and returns the
+   * send as its create asked for it; null when it is no longer recorded (written meanwhile) or
+   * stale (the document was updated by a node that does not know the record).
+   */
+  takeRecordedSend(db: Executor, ref: RecordedSendRef): Promise<RecordedSend | null>;
 }
+
 
 export async function recordEdoStatusChange(
   trx: Executor,

@@ -22,6 +22,7 @@ import { resolveEdoPolicy, type EdoPolicy } from './edo-policy.js';
 import { advanceJob, applyStatus, toEdoSync, type EdoDocumentPort } from './edo-jobs.js';
 import type { EdoSync } from './edo.schemas.js';
 import * as repo from './edo.repository.js';
+import type { EdoSyncRequest, RecordedSend, RecordedSendRef } from './edo-request.js';
 import { recordEdoStatusChange } from './edo-events.js';
 
 /** The document's printable file now, with its revision; null when the document is gone. */
@@ -58,19 +59,6 @@ export interface NewSend {
   planned: PlannedSync;
 }
 
-/** What a document write tells EDO sync (inside its transaction). */
-export interface EdoSyncRequest {
-  teamId: string;
-  publicId: string;
-  revision: number;
-  sellerStatus: string;
-  /** The seller organization's participant id (organizations.edo_id). */
-  sellerEdoId: string | null;
-  buyerEdoId: string | null;
-  /** Hash of what would be sent: the document without seller_status, and both participant ids. */
-  contentHash: string;
-  document: EdoOutgoingDocument['document'];
-}
 
 interface SendPayload {
   v: 1;
@@ -149,13 +137,52 @@ export class EdoService {
 
   /**
    * For a document's first revision, before its transaction: the send `planSync` would write
-   * (built without the database: a first revision has no earlier job), or null when there is
-   * none. Hand it to `writeSend` inside the transaction.
+   * (built without the database: a first revision has no earlier job), queued at `now` (the
+   * document's `created_at`), or null when there is none. Its create records a send to make
+   * (`planned.jobId` not null) in the document's row, for `writeRecordedSends` or the next
+   * update to write (`RecordedSend`); a send refused at once (no seller participant id) goes
+   * to `writeSend` inside the transaction.
    */
-  prepareFirstSync(request: EdoSyncRequest): NewSend | null {
+  prepareFirstSync(request: EdoSyncRequest, now: string): NewSend | null {
     if (request.revision !== 1) throw new Error('prepareFirstSync is for a first revision');
     const wanted = request.buyerEdoId !== null && SYNCED_SELLER_STATUSES.has(request.sellerStatus);
-    return wanted ? this.newSend(request, isoNow(this.deps.clock)) : null;
+    return wanted ? this.newSend(request, now) : null;
+  }
+
+  /** `metadata.edo` of a document whose send is recorded, not written yet: the state its job will have. */
+  recordedState(recorded: RecordedSend): EdoSync {
+    return this.newSend(recorded.request, recorded.queuedAt, recorded.jobId).planned.state;
+  }
+
+  /**
+   * Inside the transaction of a document's update, before `planSync`: the send its create
+   * recorded, written as its job and outbox row (as the worker would have), so that the update
+   * compares with it and supersedes it like any job. Nothing when the worker wrote it already.
+   */
+  async writeRecordedSend(trx: Executor, ref: RecordedSendRef): Promise<void> {
+    const recorded = await this.deps.documents.takeRecordedSend(trx, ref);
+    if (recorded) await this.writeSend(trx, this.newSend(recorded.request, recorded.queuedAt, recorded.jobId));
+  }
+
+  /**
+   * The worker: writes up to `limit` recorded sends (their jobs and outbox rows, in one
+   * transaction, each document's record cleared in it), so that `claimDue` finds them. Returns
+   * how many it wrote. Each is written once: a record is taken by a conditional update, so
+   * another worker or an update that took it first leaves nothing to write.
+   */
+  async writeRecordedSends(limit: number): Promise<number> {
+    const refs = await this.deps.documents.recordedSends(this.db, limit);
+    if (refs.length === 0) return 0;
+    return this.db.transaction().execute(async (trx) => {
+      let written = 0;
+      for (const ref of refs) {
+        const recorded = await this.deps.documents.takeRecordedSend(trx, ref);
+        if (!recorded) continue;
+        await this.writeSend(trx, this.newSend(recorded.request, recorded.queuedAt, recorded.jobId));
+        written++;
+      }
+      return written;
+    });
   }
 
   /** Inside the document's transaction: writes the send's outbox row and job. */
@@ -173,11 +200,10 @@ export class EdoService {
     return [outbox.pgOutboxInsertPart('edo_outbox', [send.outboxRow]), repo.pgJobInsertPart(send.job)];
   }
 
-  /** The rows of a send of `request` to its buyer (pure). */
-  private newSend(request: EdoSyncRequest, now: string): NewSend {
+  /** The rows of a send of `request` to its buyer, queued at `now` (pure but for a new job id). */
+  private newSend(request: EdoSyncRequest, now: string, jobId: string = sortableToken()): NewSend {
     const { teamId, publicId } = request;
     const buyer = request.buyerEdoId as string;
-    const jobId = sortableToken();
     const seller = request.sellerEdoId;
     const refused = seller ? null : { code: 'seller_edo_id_missing', error: 'the seller organization has no EDO participant id (edo_id)' };
     const payload: SendPayload = { v: 1, sender: seller ?? '', recipient: buyer, document: request.document };

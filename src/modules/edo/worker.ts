@@ -7,6 +7,7 @@ import { attemptClaimedRows, newLeaseOwner, type OutboxBatchResult, type WorkLog
 import { PollingLoop } from '../../shared/polling-loop.js';
 import type { EdoService } from './edo.service.js';
 import { countDelivery } from '../../shared/delivery-metrics.js';
+import { extended } from '../../shared/objects.js';
 
 export type EdoBatchResult = OutboxBatchResult;
 
@@ -24,7 +25,10 @@ export class EdoWorker {
     const logger = options.logger;
     const policy = service.policy;
     this.sends = new PollingLoop(
-      async () => (await this.sendDue()).claimed >= policy.batchSize,
+      async () => {
+        const result = await this.sendDue();
+        return result.claimed >= policy.batchSize || result.recorded >= policy.batchSize;
+      },
       policy.pollIntervalMs,
       (err) => logger?.error({ err, owner: this.owner }, 'EDO send batch failed'),
     );
@@ -36,15 +40,20 @@ export class EdoWorker {
     service.onQueued(() => this.wake());
   }
 
-  /** Claims up to `batchSize` due sends and attempts each once. */
-  async sendDue(): Promise<EdoBatchResult> {
+  /**
+   * Writes up to `batchSize` sends that creates recorded in their documents' rows (`recorded`:
+   * how many), then claims up to `batchSize` due sends and attempts each once.
+   */
+  async sendDue(): Promise<EdoBatchResult & { recorded: number }> {
     const policy = this.service.policy;
+    const recorded = await this.service.writeRecordedSends(policy.batchSize);
     const rows = await this.service.claimDue(this.owner, policy.batchSize);
-    return attemptClaimedRows(rows, policy, this.abort.signal, async (row, signal) => {
+    const result = await attemptClaimedRows(rows, policy, this.abort.signal, async (row, signal) => {
       const state = await this.service.attempt(row, this.owner, signal);
       if (state !== 'superseded') countDelivery('edo', state);
       return state;
     });
+    return extended(result, { recorded });
   }
 
   /** One read of the change feed (several pages when they are ready). */

@@ -12,6 +12,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { Notifications } from '../notifications/index.js';
+import { recordedSends, takeRecordedSend } from './recorded-sends.js';
 
 const MAX_TRIES = 5;
 
@@ -150,6 +151,8 @@ export const documentStatusPort = {
   onDelivered: markBuyerSent,
   onChanged: touchDocument,
   lock: lockDocument,
+  recordedSends,
+  takeRecordedSend,
   storeNotificationOutcome,
   markRestricted,
 };

@@ -19,6 +19,7 @@ import type {
 import type { AuthContext } from '../teams/index.js';
 import type { NewDocumentEffectsPg } from './invoice.repository.js';
 import { edoSyncRequest, type PreparedWrite } from './invoice.write.js';
+import { recordedSendOf } from './recorded-sends.js';
 import { extended } from '../../shared/objects.js';
 
 /** What a write queued, handed from inside its transaction to after the commit. */
@@ -36,8 +37,20 @@ export interface QueuedEffects {
 export interface EarlyEffects {
   /** The e-mails as they are when the daily quota lets them through; null without notification. */
   notifications: PreparedNotifications | null;
-  /** The EDO send; null when there is none. */
+  /**
+   * The EDO send; null when there is none. One to make is recorded in the document's row
+   * (`recorded`); one refused at once (no seller participant id) is written with the document.
+   */
   edo: NewSend | null;
+}
+
+/**
+ * Whether a create's send is recorded in the document's row (`edo_pending_job`) rather than
+ * written with it: every send to make. The worker writes its job and outbox row after the
+ * commit (docs/edo.md, "Recorded sends"), so the create writes no row of it.
+ */
+function recorded(send: NewSend): boolean {
+  return send.planned.jobId !== null;
 }
 
 export class WriteEffects {
@@ -80,7 +93,8 @@ export class WriteEffects {
       notifications = this.deps.notifications.prepare(this.notificationRequest(auth, row, prepared, links));
       row.notifications = JSON.stringify(notifications.allGranted.outcome);
     }
-    const edo = row.buyer_edo_id ? this.deps.edo.prepareFirstSync(edoSyncRequest(row, prepared.invoice)) : null;
+    const edo = row.buyer_edo_id ? this.deps.edo.prepareFirstSync(edoSyncRequest(row, prepared.invoice), row.created_at) : null;
+    if (edo && recorded(edo)) row.edo_pending_job = edo.planned.jobId;
     return { notifications, edo };
   }
 
@@ -113,7 +127,7 @@ export class WriteEffects {
     }
     // A new document without buyer_edo_id has nothing to sync (and no earlier job to supersede).
     const edo = early
-      ? early.edo && (await this.deps.edo.writeSend(trx, early.edo))
+      ? early.edo && (recorded(early.edo) ? early.edo.planned : await this.deps.edo.writeSend(trx, early.edo))
       : row.revision === 1 && !row.buyer_edo_id
         ? null
         : await this.deps.edo.planSync(trx, edoSyncRequest(row, prepared.invoice));
@@ -136,7 +150,7 @@ export class WriteEffects {
       ({ gate, pending } = mail);
       parts.push(...mail.parts);
     }
-    if (early.edo) parts.push(...this.deps.edo.pgSendParts(early.edo));
+    if (early.edo && !recorded(early.edo)) parts.push(...this.deps.edo.pgSendParts(early.edo));
     return { effects: { gate, parts }, queued: { pending, edo: early.edo?.planned ?? null } };
   }
 
@@ -172,12 +186,24 @@ export class WriteEffects {
   }
 
   /**
-   * `metadata.edo` of the document as `row` describes it. A first revision has at most the job
-   * its create wrote, so it needs no query.
+   * `metadata.edo` of the document as `row` describes it. A create knows what it queued, a
+   * document whose send is still recorded in its row answers the state its job will be written
+   * with, and a first revision without `buyer_edo_id` has none: no query for these.
    */
   async edoState(db: Executor, row: InvoiceRow, queued?: QueuedEffects): Promise<EdoSync | null> {
-    if (row.revision === 1 && (queued || !row.buyer_edo_id)) return queued?.edo?.state ?? null;
+    if (row.revision === 1 && queued) return queued.edo?.state ?? null;
+    if (row.edo_pending_job) return this.deps.edo.recordedState(recordedSendOf(row, row.edo_pending_job));
+    if (row.revision === 1 && !row.buyer_edo_id) return null;
     return this.deps.edo.stateOf(db, row.team_id, row.public_id);
+  }
+
+  /**
+   * Inside an update's transaction, before `enqueue`: the send `current`'s create recorded is
+   * written as a job first, so the update compares with it and supersedes it like any other.
+   */
+  async writeRecordedSend(trx: Executor, current: InvoiceRow): Promise<void> {
+    const jobId = current.edo_pending_job;
+    if (jobId) await this.deps.edo.writeRecordedSend(trx, { teamId: current.team_id, publicId: current.public_id, jobId });
   }
 
   /**

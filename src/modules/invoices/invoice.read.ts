@@ -206,6 +206,7 @@ export class DemoDocuments {
       viewed_at: null,
       payment_reported_at: null,
       changed_at: null,
+      edo_pending_job: null,
     };
     return { row, links: this.links(this.demoPublicId, result.invoice.api_recipients, DEMO_CREATED_AT) };
   }

@@ -58,6 +58,7 @@ export type WriteValues = Omit<
   | 'viewed_at'
   | 'payment_reported_at'
   | 'link_epoch'
+  | 'edo_pending_job'
 >;
 
 /** The columns a write sets, from the validated document, for the caller and request. */
@@ -166,6 +167,7 @@ export function invoiceRow(v: WriteValues, life: LifeValues): InvoiceRow {
     notifications: life.notifications,
     viewed_at: life.viewed_at,
     payment_reported_at: life.payment_reported_at,
+    edo_pending_job: life.edo_pending_job,
   };
 }
 
@@ -185,6 +187,7 @@ export function lifeOf(row: InvoiceRow): LifeValues {
     notifications: row.notifications,
     viewed_at: row.viewed_at,
     payment_reported_at: row.payment_reported_at,
+    edo_pending_job: row.edo_pending_job,
   };
 }
 

@@ -13,7 +13,9 @@ const DELIVERY_MS = 5_000;
 const DECISION_MS = 60_000;
 
 let t: TestApp;
-let current = new Date();
+// Ahead of the app's own (system) clock: a create's send is queued at the document's
+// created_at, taken from that clock, and is due once the worker's clock has reached it.
+let current = new Date(Date.now() + 60_000);
 const clock = { now: () => new Date(current) };
 const advance = (ms: number) => {
   current = new Date(current.getTime() + ms);
@@ -75,6 +77,9 @@ describe('EDO sync with the sandbox operator', () => {
   it('keys a job by the hash of the document as stored, so later writes compare with jobs of any version', async () => {
     const created = await createOk(t, simpleDoc('SBX-H', { buyer_edo_id: '2BM-7728168971-2012052808301121', comment: 'Ёлка «№ 1»\u2028', x_extra: [1.5, null, { b: 1, a: '2' }] }));
     const { document } = await t.db.db.selectFrom('invoices').select('document').where('public_id', '=', created.public_id).executeTakeFirstOrThrow();
+    // The create recorded the send in the document's row; the worker writes its job from the row.
+    expect(await t.db.db.selectFrom('edo_jobs').select('job_id').where('public_id', '=', created.public_id).execute()).toEqual([]);
+    expect(await t.app.edo.service.writeRecordedSends(10)).toBeGreaterThanOrEqual(1);
     const job = await t.db.db.selectFrom('edo_jobs').selectAll().where('job_id', '=', created.metadata.edo.job_id).executeTakeFirstOrThrow();
     const { seller_status: _status, ...content } = JSON.parse(document) as Record<string, unknown>;
     expect(job.content_hash).toBe(requestHash({ content, seller: job.seller_edo_id, buyer: job.buyer_edo_id }));

@@ -1,10 +1,12 @@
 /**
- * A create with an e-mail or an EDO send on PostgreSQL: the document, the outbox rows, the EDO
- * job and the daily quota's reservation written by the document's one statement (pg-parts.ts,
- * invoice.repository.ts `insertNewDocumentPg`), outside any transaction. What it writes is
- * checked row by row on both databases (SQLite writes the same rows in its transaction); what it
- * costs in round trips, and that a quota shard without room makes it write nothing and the
- * transaction write the document once, on PostgreSQL.
+ * A create with an e-mail or an EDO send on PostgreSQL: the document (with its recorded EDO
+ * send, `edo_pending_job`), the outbox rows and the daily quota's reservation written by the
+ * document's one statement (pg-parts.ts, invoice.repository.ts `insertNewDocumentPg`), outside
+ * any transaction; the EDO job and its outbox row then written by the worker from the row
+ * (docs/edo.md, "Recorded sends"). What they write is checked row by row on both databases
+ * (SQLite writes the same rows in its transaction); what it costs in round trips, and that a
+ * quota shard without room makes it write nothing and the transaction write the document once,
+ * on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { teamDocumentCount } from '../../../src/db/document-counts.js';
@@ -15,6 +17,7 @@ import { bootstrapFixture } from '../../helpers/fixtures.js';
 import { statementsDuring } from '../../helpers/statements.js';
 import { appEnv, doc, FAST_NOTIFICATIONS, post, recipients, reserved } from '../notifications/api-helpers.js';
 import { startSmtpServer, type TestSmtpServer } from '../notifications/smtp-helpers.js';
+import { storedRow } from './write-helpers.js';
 
 const BUYER_EDO = '2BM-7728168971-2012052808301121';
 const SIXTEEN_KEY = 'ak_sixteen_main_0001';
@@ -82,6 +85,16 @@ describe('a create with an e-mail and an EDO send writes its effects with the do
     );
     expect(res.statusCode, res.body).toBe(207);
     const body = res.json();
+    // The EDO send recorded in the document's row, the e-mails written with it.
+    const written = await rowsOf(body.public_id);
+    expect(written.outbox.map((r) => [r.kind, r.recipient])).toEqual([
+      ['email', 'anna@buyer.example'],
+      ['email', 'boris@buyer.example'],
+    ]);
+    expect(written.jobs).toEqual([]);
+    expect((await storedRow(t, body.public_id))?.edo_pending_job).toBe(body.metadata.edo.job_id);
+    // The worker writes the send's job and outbox row from the row.
+    expect(await t.app.edo.service.writeRecordedSends(100)).toBeGreaterThanOrEqual(1);
     const rows = await rowsOf(body.public_id);
     expect(rows.outbox.map((r) => [r.kind, r.position, r.recipient, r.state, r.attempts, r.locked_by])).toEqual([
       ['edo_send', 0, BUYER_EDO, 'pending', 0, null],
@@ -90,7 +103,8 @@ describe('a create with an e-mail and an EDO send writes its effects with the do
     ]);
     expect(rows.outbox.every((r) => r.revision === 1 && r.team_id === 'roomy')).toBe(true);
     // The EDO job is the outbox row's, as the answer names it.
-    expect(rows.jobs.map((j) => [j.job_id, j.status, j.revision, j.buyer_edo_id])).toEqual([[rows.outbox[0]!.id, 'queued', 1, BUYER_EDO]]);
+    expect(rows.jobs.map((j) => [j.job_id, j.status, j.revision, j.buyer_edo_id])).toEqual([[body.metadata.edo.job_id, 'queued', 1, BUYER_EDO]]);
+    expect(rows.outbox[0]!.id).toBe(body.metadata.edo.job_id);
     expect(body.metadata.edo).toMatchObject({ status: 'queued', revision: 1 });
     expect(body.notifications).toMatchObject({ planned_count: 2, sent_count: 0, failed_count: 2 });
     expect(rows.events).toEqual([{ type: 'invoice.created', revision: 1 }]);
@@ -102,7 +116,7 @@ describe('a create with an e-mail and an EDO send writes its effects with the do
 });
 
 describe('a create with one e-mail (PostgreSQL: the one-row form of the outbox part)', () => {
-  it('writes every column of the e-mail and the EDO send rows', async () => {
+  it('writes every column of the e-mail and (the worker) of the EDO send rows', async () => {
     const res = await post(
       t,
       { invoice: doc('ONE-single', { api_recipients: recipients('solo@buyer.example'), buyer_edo_id: BUYER_EDO }), notify_recipients: true },
@@ -111,6 +125,8 @@ describe('a create with one e-mail (PostgreSQL: the one-row form of the outbox p
     );
     expect(res.statusCode, res.body).toBe(207);
     const body = res.json();
+    // The EDO send's rows are the worker's to write (from the document's row).
+    await t.app.edo.service.writeRecordedSends(100);
     const rows = await rowsOf(body.public_id);
     expect(rows.outbox).toHaveLength(2);
     const [edo, mail] = rows.outbox as [(typeof rows.outbox)[number], (typeof rows.outbox)[number]];

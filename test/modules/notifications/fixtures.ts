@@ -106,6 +106,7 @@ function invoiceRow(teamId: string, publicId: string, revision: number, doc: Ret
     viewed_at: null,
     payment_reported_at: null,
     changed_at: null,
+    edo_pending_job: null,
   };
 }
 

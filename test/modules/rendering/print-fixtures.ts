@@ -96,6 +96,7 @@ export function responseFor(doc: Record<string, unknown>, row: Partial<InvoiceRo
     viewed_at: null,
     payment_reported_at: null,
     changed_at: null,
+    edo_pending_job: null,
     ...row,
   };
   const link = (kind: ShareLinkRow['kind'], token: string): ShareLinkRow => ({

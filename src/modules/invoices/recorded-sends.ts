@@ -1,0 +1,62 @@
+/**
+ * EDO sends recorded in the document's own row (`invoices.edo_pending_job`, docs/edo.md
+ * "Recorded sends"): a create that asks for a send gives its job id in the answer and stores
+ * it in the row instead of writing the job and its outbox row in the request. The EDO worker
+ * (`EdoService.writeRecordedSends`) or the document's next update (`writeRecordedSend`) writes
+ * them from the row, taking the record with a conditional update so that it is written once.
+ */
+import type { Executor } from '../../db/database.js';
+import type { InvoiceRow } from '../../db/types.js';
+import type { RecordedSend, RecordedSendRef } from '../edo/index.js';
+import type { NormalizedInvoice } from './invoice.model.js';
+import { edoSyncRequest } from './invoice.write.js';
+
+/**
+ * The send `row`'s create recorded (as job `jobId`), as the create built it: the row is still the first revision
+ * its create wrote (a record is taken by any update before it changes the row), and the stored
+ * document is the validated invoice with its public_id and seller_status (`storedDocument`),
+ * which `edoSyncRequest` reads and hashes as the create did.
+ */
+export function recordedSendOf(row: InvoiceRow, jobId: string): RecordedSend {
+  return {
+    request: edoSyncRequest(row, JSON.parse(row.document) as NormalizedInvoice),
+    jobId,
+    queuedAt: row.created_at,
+  };
+}
+
+/**
+ * Up to `limit` documents with a recorded send, in (team, document) order: several workers
+ * taking records in one order never wait on each other in a cycle. The partial index
+ * `invoices_edo_pending_idx` holds exactly these rows.
+ */
+export async function recordedSends(db: Executor, limit: number): Promise<RecordedSendRef[]> {
+  const rows = await db
+    .selectFrom('invoices')
+    .select(['team_id', 'public_id', 'edo_pending_job'])
+    .where('edo_pending_job', 'is not', null)
+    .orderBy('team_id')
+    .orderBy('public_id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ teamId: r.team_id, publicId: r.public_id, jobId: r.edo_pending_job as string }));
+}
+
+/**
+ * Inside the transaction that writes the send: clears the record of `ref` if it is still there
+ * and returns the send; null when it was taken meanwhile, or when it is stale: a node of the
+ * previous release (which does not know the column) updated the document, so its revision is
+ * no longer the first and that update already planned the document's sync.
+ */
+export async function takeRecordedSend(db: Executor, ref: RecordedSendRef): Promise<RecordedSend | null> {
+  const row = await db
+    .updateTable('invoices')
+    .set({ edo_pending_job: null })
+    .where('team_id', '=', ref.teamId)
+    .where('public_id', '=', ref.publicId)
+    .where('edo_pending_job', '=', ref.jobId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row || row.revision !== 1) return null;
+  return recordedSendOf(row, ref.jobId);
+}
