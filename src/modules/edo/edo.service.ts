@@ -52,12 +52,42 @@ export interface PlannedSync {
   state: EdoSync;
 }
 
-/** A send's rows, built before they are written (`prepareFirstSync`, `writeSend`). */
+/** A send's rows, built before they are written (`writeSend`). */
 export interface NewSend {
   outboxRow: OutboxRow;
   job: EdoJobRow;
   planned: PlannedSync;
 }
+
+/** A first revision's send (`prepareFirstSync`). */
+export interface FirstSync {
+  planned: PlannedSync;
+  /**
+   * The rows to write with the document: a send refused at once (no seller participant id,
+   * recorded as failed). Null for a send to make: its create records `planned.jobId` in the
+   * document's row, and the worker writes the rows (`writeRecordedSends`).
+   */
+  send: NewSend | null;
+}
+
+/** What a send's rows and state are built from, besides its content. */
+export interface SendIds {
+  teamId: string;
+  publicId: string;
+  revision: number;
+  sellerEdoId: string | null;
+  buyerEdoId: string;
+  jobId: string;
+  queuedAt: string;
+}
+
+function sendOf(request: EdoSyncRequest, jobId: string, queuedAt: string): SendIds {
+  const { teamId, publicId, revision, sellerEdoId } = request;
+  return { teamId, publicId, revision, sellerEdoId, buyerEdoId: request.buyerEdoId as string, jobId, queuedAt };
+}
+
+/** Rows built for their state alone (`sendRows`), never written. */
+const NO_CONTENT = Object.freeze({ payload: '', contentHash: '' });
 
 
 interface SendPayload {
@@ -138,20 +168,29 @@ export class EdoService {
   /**
    * For a document's first revision, before its transaction: the send `planSync` would write
    * (built without the database: a first revision has no earlier job), queued at `now` (the
-   * document's `created_at`), or null when there is none. Its create records a send to make
-   * (`planned.jobId` not null) in the document's row, for `writeRecordedSends` or the next
-   * update to write (`RecordedSend`); a send refused at once (no seller participant id) goes
-   * to `writeSend` inside the transaction.
+   * document's `created_at`), or null when there is none. A send to make comes without rows:
+   * its create records `planned.jobId` in the document's row, for `writeRecordedSends` or the
+   * next update (`writeRecordedSend`) to write; a send refused at once (no seller participant
+   * id) comes with the rows to write with the document (`writeSend`).
    */
-  prepareFirstSync(request: EdoSyncRequest, now: string): NewSend | null {
+  prepareFirstSync(request: EdoSyncRequest, now: string): FirstSync | null {
     if (request.revision !== 1) throw new Error('prepareFirstSync is for a first revision');
     const wanted = request.buyerEdoId !== null && SYNCED_SELLER_STATUSES.has(request.sellerStatus);
-    return wanted ? this.newSend(request, now) : null;
+    if (!wanted) return null;
+    if (!request.sellerEdoId) {
+      const send = this.newSend(request, now);
+      return { planned: send.planned, send };
+    }
+    // Recorded: neither the payload nor the content hash is needed before the worker writes it.
+    return { planned: this.sendRows(sendOf(request, sortableToken(), now), NO_CONTENT).planned, send: null };
   }
 
-  /** `metadata.edo` of a document whose send is recorded, not written yet: the state its job will have. */
-  recordedState(recorded: RecordedSend): EdoSync {
-    return this.newSend(recorded.request, recorded.queuedAt, recorded.jobId).planned.state;
+  /**
+   * `metadata.edo` of a document whose send is recorded, not written yet: the state its job is
+   * written with (`writeRecordedSends`), from the document row's columns alone.
+   */
+  recordedState(send: SendIds): EdoSync {
+    return this.sendRows(send, NO_CONTENT).planned.state;
   }
 
   /**
@@ -202,22 +241,31 @@ export class EdoService {
 
   /** The rows of a send of `request` to its buyer, queued at `now` (pure but for a new job id). */
   private newSend(request: EdoSyncRequest, now: string, jobId: string = sortableToken()): NewSend {
-    const { teamId, publicId } = request;
-    const buyer = request.buyerEdoId as string;
-    const seller = request.sellerEdoId;
+    const payload: SendPayload = { v: 1, sender: request.sellerEdoId ?? '', recipient: request.buyerEdoId as string, document: request.document };
+    return this.sendRows(sendOf(request, jobId, now), { payload: JSON.stringify(payload), contentHash: request.contentHash });
+  }
+
+  /**
+   * The rows of `send` with `content` (the outbox payload and the job's content hash). Their
+   * state (`planned`) does not depend on the content: built with NO_CONTENT, the rows serve for
+   * it alone and are never written.
+   */
+  private sendRows(send: SendIds, content: { payload: string; contentHash: string }): NewSend {
+    const { teamId, publicId, jobId, queuedAt: now } = send;
+    const buyer = send.buyerEdoId;
+    const seller = send.sellerEdoId;
     const refused = seller ? null : { code: 'seller_edo_id_missing', error: 'the seller organization has no EDO participant id (edo_id)' };
-    const payload: SendPayload = { v: 1, sender: seller ?? '', recipient: buyer, document: request.document };
     const outboxRow: OutboxRow = {
       team_id: teamId,
       id: jobId,
       kind: 'edo_send',
       public_id: publicId,
-      revision: request.revision,
+      revision: send.revision,
       position: 0,
       recipient: buyer,
-      idem_key: `edo:${publicId}:${request.revision}`,
+      idem_key: `edo:${publicId}:${send.revision}`,
       message_id: jobId,
-      payload: JSON.stringify(payload),
+      payload: content.payload,
       state: refused ? 'failed' : 'pending',
       attempts: 0,
       max_attempts: this.policy.maxAttempts,
@@ -234,11 +282,11 @@ export class EdoService {
       team_id: teamId,
       job_id: jobId,
       public_id: publicId,
-      revision: request.revision,
+      revision: send.revision,
       operator: this.deps.operator.kind,
       seller_edo_id: seller,
       buyer_edo_id: buyer,
-      content_hash: request.contentHash,
+      content_hash: content.contentHash,
       status: refused ? 'failed' : 'queued',
       operator_document_id: null,
       rejection_reason: null,

@@ -20,7 +20,7 @@ export type { EdoDocumentPort } from './edo-jobs.js';
 export { EdoLink, EdoSync, EDO_STATUSES } from './edo.schemas.js';
 export { EdoRetryError, retryFailedSync, type RetriedSync } from './edo-retry.js';
 export { edoJobsExistSql } from './edo.repository.js';
-export { EdoService, type EdoFileProvider, type NewSend, type PlannedSync } from './edo.service.js';
+export { EdoService, type EdoFileProvider, type FirstSync, type NewSend, type PlannedSync, type SendIds } from './edo.service.js';
 export type { EdoSyncRequest, RecordedSend, RecordedSendRef } from './edo-request.js';
 export { HttpEdoOperator } from './http-operator.js';
 export { SandboxEdoOperator } from './sandbox-operator.js';

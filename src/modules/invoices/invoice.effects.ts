@@ -7,7 +7,7 @@ import type { Transaction } from 'kysely';
 import type { Database, InvoiceRow, ShareLinkRow } from '../../db/types.js';
 import type { Executor } from '../../db/database.js';
 import type { PgGatePart, PgStatementPart } from '../../db/pg-parts.js';
-import type { EdoService, EdoSync, NewSend, PlannedSync } from '../edo/index.js';
+import type { EdoService, EdoSync, FirstSync, PlannedSync } from '../edo/index.js';
 import type {
   DeliveryReport,
   NotificationRequest,
@@ -19,7 +19,6 @@ import type {
 import type { AuthContext } from '../teams/index.js';
 import type { NewDocumentEffectsPg } from './invoice.repository.js';
 import { edoSyncRequest, type PreparedWrite } from './invoice.write.js';
-import { recordedSendOf } from './recorded-sends.js';
 import { extended } from '../../shared/objects.js';
 
 /** What a write queued, handed from inside its transaction to after the commit. */
@@ -39,18 +38,11 @@ export interface EarlyEffects {
   notifications: PreparedNotifications | null;
   /**
    * The EDO send; null when there is none. One to make is recorded in the document's row
-   * (`recorded`); one refused at once (no seller participant id) is written with the document.
+   * (`edo_pending_job`; the worker writes its job and outbox row after the commit: docs/edo.md,
+   * "Recorded sends"); one refused at once (no seller participant id) comes with its rows
+   * (`send`), written with the document.
    */
-  edo: NewSend | null;
-}
-
-/**
- * Whether a create's send is recorded in the document's row (`edo_pending_job`) rather than
- * written with it: every send to make. The worker writes its job and outbox row after the
- * commit (docs/edo.md, "Recorded sends"), so the create writes no row of it.
- */
-function recorded(send: NewSend): boolean {
-  return send.planned.jobId !== null;
+  edo: FirstSync | null;
 }
 
 export class WriteEffects {
@@ -94,7 +86,7 @@ export class WriteEffects {
       row.notifications = JSON.stringify(notifications.allGranted.outcome);
     }
     const edo = row.buyer_edo_id ? this.deps.edo.prepareFirstSync(edoSyncRequest(row, prepared.invoice), row.created_at) : null;
-    if (edo && recorded(edo)) row.edo_pending_job = edo.planned.jobId;
+    if (edo && edo.send === null) row.edo_pending_job = edo.planned.jobId;
     return { notifications, edo };
   }
 
@@ -127,7 +119,7 @@ export class WriteEffects {
     }
     // A new document without buyer_edo_id has nothing to sync (and no earlier job to supersede).
     const edo = early
-      ? early.edo && (recorded(early.edo) ? early.edo.planned : await this.deps.edo.writeSend(trx, early.edo))
+      ? early.edo && (early.edo.send ? await this.deps.edo.writeSend(trx, early.edo.send) : early.edo.planned)
       : row.revision === 1 && !row.buyer_edo_id
         ? null
         : await this.deps.edo.planSync(trx, edoSyncRequest(row, prepared.invoice));
@@ -150,7 +142,7 @@ export class WriteEffects {
       ({ gate, pending } = mail);
       parts.push(...mail.parts);
     }
-    if (early.edo && !recorded(early.edo)) parts.push(...this.deps.edo.pgSendParts(early.edo));
+    if (early.edo?.send) parts.push(...this.deps.edo.pgSendParts(early.edo.send));
     return { effects: { gate, parts }, queued: { pending, edo: early.edo?.planned ?? null } };
   }
 
@@ -192,7 +184,11 @@ export class WriteEffects {
    */
   async edoState(db: Executor, row: InvoiceRow, queued?: QueuedEffects): Promise<EdoSync | null> {
     if (row.revision === 1 && queued) return queued.edo?.state ?? null;
-    if (row.edo_pending_job) return this.deps.edo.recordedState(recordedSendOf(row, row.edo_pending_job));
+    // (A record on a later revision is stale, left by a previous-release update: recorded-sends.ts.)
+    if (row.edo_pending_job && row.revision === 1 && row.buyer_edo_id) {
+      const { team_id: teamId, public_id: publicId, seller_edo_id: sellerEdoId, buyer_edo_id: buyerEdoId, created_at: queuedAt } = row;
+      return this.deps.edo.recordedState({ teamId, publicId, revision: 1, sellerEdoId, buyerEdoId, jobId: row.edo_pending_job, queuedAt });
+    }
     if (row.revision === 1 && !row.buyer_edo_id) return null;
     return this.deps.edo.stateOf(db, row.team_id, row.public_id);
   }

@@ -17,7 +17,7 @@ import { edoSyncRequest } from './invoice.write.js';
  * document is the validated invoice with its public_id and seller_status (`storedDocument`),
  * which `edoSyncRequest` reads and hashes as the create did.
  */
-export function recordedSendOf(row: InvoiceRow, jobId: string): RecordedSend {
+function recordedSendOf(row: InvoiceRow, jobId: string): RecordedSend {
   return {
     request: edoSyncRequest(row, JSON.parse(row.document) as NormalizedInvoice),
     jobId,

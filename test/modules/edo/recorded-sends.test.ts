@@ -101,6 +101,8 @@ describe('recorded EDO sends', () => {
     const created = await createOk(t, simpleDoc('REC-4', { buyer_edo_id: BUYER }));
     // What a previous-release node's update leaves: a later revision, the record untouched.
     await t.db.db.updateTable('invoices').set({ revision: 2 }).where('public_id', '=', created.public_id).execute();
+    // A read no longer answers the recorded state (that update planned the document's sync).
+    expect((await get(t, created.public_id)).json().metadata.edo).toBeNull();
     await t.app.edo.service.writeRecordedSends(50);
     expect((await storedRow(t, created.public_id))?.edo_pending_job).toBeNull();
     expect(await jobsOf(created.public_id)).toEqual([]);
