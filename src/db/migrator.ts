@@ -21,6 +21,7 @@ import * as shareLinkVersions from './migrations/2026-11-26T1540_share_link_vers
 import * as listIndexSearchText from './migrations/2026-11-26T1550_list_index_search_text.js';
 import * as emailQuotaShards from './migrations/2026-11-27T0900_email_quota_shards.js';
 import * as edoPendingJob from './migrations/2026-11-28T1000_edo_pending_job.js';
+import * as emailPending from './migrations/2026-11-28T1100_email_pending.js';
 
 const migrations: Record<string, Migration> = {
   '2026-11-25T2200_spine': spine,
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26T1550_list_index_search_text': listIndexSearchText,
   '2026-11-27T0900_email_quota_shards': emailQuotaShards,
   '2026-11-28T1000_edo_pending_job': edoPendingJob,
+  '2026-11-28T1100_email_pending': emailPending,
 };
 
 class StaticProvider implements MigrationProvider {

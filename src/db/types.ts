@@ -153,6 +153,11 @@ export interface InvoicesTable {
    * written (the worker or the next update writes them and clears it; docs/edo.md).
    */
   edo_pending_job: string | null;
+  /**
+   * The e-mails its create asked for, while their outbox rows are not yet written (the
+   * notifications worker or the next update writes them and clears it; docs/notifications.md).
+   */
+  email_pending: string | null;
 }
 
 export interface InvoiceItemsTable {

@@ -12,7 +12,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { Notifications } from '../notifications/index.js';
-import { recordedSends, takeRecordedSend } from './recorded-sends.js';
+import { recordedEmails, recordedSends, takeRecordedEmails, takeRecordedSend } from './recorded-sends.js';
 
 const MAX_TRIES = 5;
 
@@ -153,6 +153,8 @@ export const documentStatusPort = {
   lock: lockDocument,
   recordedSends,
   takeRecordedSend,
+  recordedEmails,
+  takeRecordedEmails,
   storeNotificationOutcome,
   markRestricted,
 };

@@ -67,6 +67,8 @@ export class WriteEffects {
     const planned = await this.deps.notifications.plan(trx, request, early?.notifications ?? undefined);
     // As prepared (every e-mail let through): `prepareCreate` has put its outcome in the row.
     if (early && !this.rowChanged(early, planned)) return planned;
+    // The quota did not grant them all: the rows are written here (a record is for all granted).
+    row.email_pending = null;
     row.notifications = JSON.stringify(planned.outcome);
     if (planned.restricted) this.restrict(row);
     return planned;
@@ -84,6 +86,9 @@ export class WriteEffects {
     if (prepared.envelope.notify) {
       notifications = this.deps.notifications.prepare(this.notificationRequest(auth, row, prepared, links));
       row.notifications = JSON.stringify(notifications.allGranted.outcome);
+      // On a node whose e-mails the workers send: recorded in the row, written by the worker
+      // (docs/notifications.md, "Recorded e-mails"), unless `plan` finds the quota short.
+      row.email_pending = notifications.record;
     }
     const edo = row.buyer_edo_id ? this.deps.edo.prepareFirstSync(edoSyncRequest(row, prepared.invoice), row.created_at) : null;
     if (edo && edo.send === null) row.edo_pending_job = edo.planned.jobId;
@@ -112,7 +117,7 @@ export class WriteEffects {
   ): Promise<QueuedEffects> {
     let pending: PendingNotifications | null = null;
     if (planned) {
-      pending = await this.deps.notifications.write(trx, planned);
+      pending = row.email_pending ? this.deps.notifications.recordedPending(planned) : await this.deps.notifications.write(trx, planned);
     } else if (prepared.envelope.notify) {
       pending = await this.deps.notifications.enqueue(trx, this.notificationRequest(auth, row, prepared, links));
       if (pending.outcome.block_reason === 'emails_per_day_exceeded') this.restrict(row);
@@ -194,12 +199,14 @@ export class WriteEffects {
   }
 
   /**
-   * Inside an update's transaction, before `enqueue`: the send `current`'s create recorded is
-   * written as a job first, so the update compares with it and supersedes it like any other.
+   * Inside an update's transaction, first: what `current`'s create recorded is written, as the
+   * workers would have: its EDO send as a job (so the update compares with it and supersedes it
+   * like any other) and its e-mails as outbox rows.
    */
-  async writeRecordedSend(trx: Executor, current: InvoiceRow): Promise<void> {
-    const jobId = current.edo_pending_job;
-    if (jobId) await this.deps.edo.writeRecordedSend(trx, { teamId: current.team_id, publicId: current.public_id, jobId });
+  async writeRecorded(trx: Executor, current: InvoiceRow): Promise<void> {
+    const { team_id: teamId, public_id: publicId, edo_pending_job: jobId, email_pending: record } = current;
+    if (jobId) await this.deps.edo.writeRecordedSend(trx, { teamId, publicId, jobId });
+    if (record) await this.deps.notifications.writeRecordedEmail(trx, { teamId, publicId, record });
   }
 
   /**

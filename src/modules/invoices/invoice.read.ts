@@ -207,6 +207,7 @@ export class DemoDocuments {
       payment_reported_at: null,
       changed_at: null,
       edo_pending_job: null,
+      email_pending: null,
     };
     return { row, links: this.links(this.demoPublicId, result.invoice.api_recipients, DEMO_CREATED_AT) };
   }

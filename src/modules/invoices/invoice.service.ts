@@ -294,8 +294,9 @@ export class InvoiceService {
       notifications: null,
       viewed_at: null,
       payment_reported_at: null,
-      // Set by prepareCreate when the document is to be sent through EDO.
+      // Set by prepareCreate when the document is to be sent through EDO, or e-mailed by the workers.
       edo_pending_job: null,
+      email_pending: null,
     });
     const links = newShareLinks(auth.teamId, publicId, invoice.api_recipients, now);
     const items = itemRows(auth.teamId, publicId, prepared);
@@ -395,8 +396,8 @@ export class InvoiceService {
         document_kind: 'invoice',
       });
     }
-    // A send its create recorded is written (as a job) in the update's transaction below.
-    const next = invoiceRow(values, { ...lifeOf(current), revision: current.revision + 1, api_updated_at: apiUpdatedAt, edo_pending_job: null });
+    // What its create recorded (an EDO send, e-mails) is written in the update's transaction below.
+    const next = invoiceRow(values, { ...lifeOf(current), revision: current.revision + 1, api_updated_at: apiUpdatedAt, edo_pending_job: null, email_pending: null });
     const set = extended(values, {
       // An unchanged date is left out of the SET: SQLite then leaves the list index
       // (team_id, date, created_at, public_id) and the month-count trigger alone.
@@ -419,14 +420,14 @@ export class InvoiceService {
       superseded_at: now,
     };
     // PostgreSQL, nothing to send and no EDO state before or after: one statement, no transaction.
-    if (read && !read.hasEdoJobs && !current.edo_pending_job && !prepared.envelope.notify && next.buyer_edo_id === null) {
+    if (read && !read.hasEdoJobs && !current.edo_pending_job && !current.email_pending && !prepared.envelope.notify && next.buyer_edo_id === null) {
       return this.updateQuietPg(auth, current, next, { set, superseded, prepared, info, now, linksRead: read.links });
     }
     let links: ShareLinkRow[] = [];
     let queued: QueuedEffects = { pending: null, edo: null };
     const applied = await this.commits.run(async (trx) => {
       // First, while the row is still the revision its create recorded the send with.
-      await this.effects.writeRecordedSend(trx, current);
+      await this.effects.writeRecorded(trx, current);
       const ok = await repo.updateInvoice(trx, auth.teamId, publicId, current.revision, set);
       if (!ok) return false;
       await repo.insertRevision(trx, superseded);

@@ -59,6 +59,7 @@ export type WriteValues = Omit<
   | 'payment_reported_at'
   | 'link_epoch'
   | 'edo_pending_job'
+  | 'email_pending'
 >;
 
 /** The columns a write sets, from the validated document, for the caller and request. */
@@ -168,6 +169,7 @@ export function invoiceRow(v: WriteValues, life: LifeValues): InvoiceRow {
     viewed_at: life.viewed_at,
     payment_reported_at: life.payment_reported_at,
     edo_pending_job: life.edo_pending_job,
+    email_pending: life.email_pending,
   };
 }
 
@@ -188,6 +190,7 @@ export function lifeOf(row: InvoiceRow): LifeValues {
     viewed_at: row.viewed_at,
     payment_reported_at: row.payment_reported_at,
     edo_pending_job: row.edo_pending_job,
+    email_pending: row.email_pending,
   };
 }
 

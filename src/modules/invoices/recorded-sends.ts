@@ -1,13 +1,15 @@
 /**
- * EDO sends recorded in the document's own row (`invoices.edo_pending_job`, docs/edo.md
- * "Recorded sends"): a create that asks for a send gives its job id in the answer and stores
- * it in the row instead of writing the job and its outbox row in the request. The EDO worker
- * (`EdoService.writeRecordedSends`) or the document's next update (`writeRecordedSend`) writes
- * them from the row, taking the record with a conditional update so that it is written once.
+ * EDO sends and e-mails recorded in the document's own row (`invoices.edo_pending_job`,
+ * docs/edo.md "Recorded sends"; `invoices.email_pending`, docs/notifications.md "Recorded
+ * e-mails"): a create that asks for them stores what they are built from in the row instead of
+ * writing their jobs and outbox rows in the request. The workers (`EdoService.writeRecordedSends`,
+ * `NotificationService.writeRecordedEmails`) or the document's next update write them from the
+ * row, taking the record with a conditional update so that they are written once.
  */
 import type { Executor } from '../../db/database.js';
 import type { InvoiceRow } from '../../db/types.js';
 import type { RecordedSend, RecordedSendRef } from '../edo/index.js';
+import type { RecordedEmails, RecordedEmailsRef } from '../notifications/index.js';
 import type { NormalizedInvoice } from './invoice.model.js';
 import { edoSyncRequest } from './invoice.write.js';
 
@@ -59,4 +61,56 @@ export async function takeRecordedSend(db: Executor, ref: RecordedSendRef): Prom
     .executeTakeFirst();
   if (!row || row.revision !== 1) return null;
   return recordedSendOf(row, ref.jobId);
+}
+
+/** Up to `limit` documents with recorded e-mails, in (team, document) order (`invoices_email_pending_idx`). */
+export async function recordedEmails(db: Executor, limit: number): Promise<RecordedEmailsRef[]> {
+  const rows = await db
+    .selectFrom('invoices')
+    .select(['team_id', 'public_id', 'email_pending'])
+    .where('email_pending', 'is not', null)
+    .orderBy('team_id')
+    .orderBy('public_id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ teamId: r.team_id, publicId: r.public_id, record: r.email_pending as string }));
+}
+
+/**
+ * Inside the transaction that writes the e-mails: clears the record `ref` if it is still there
+ * and returns the first revision's document, total and the document's share links to rebuild
+ * them from; null when it was taken meanwhile. A record found on a later revision (a node of the
+ * previous release updated the document without knowing the column) is rebuilt from the first
+ * revision kept in `invoice_revisions` (the e-mails announced that revision, and the quota was
+ * taken for them); null, and nothing sent, when that revision is no longer kept.
+ */
+export async function takeRecordedEmails(db: Executor, ref: RecordedEmailsRef): Promise<RecordedEmails | null> {
+  const row = await db
+    .updateTable('invoices')
+    .set({ email_pending: null })
+    .where('team_id', '=', ref.teamId)
+    .where('public_id', '=', ref.publicId)
+    .where('email_pending', '=', ref.record)
+    .returning(['revision', 'document', 'total'])
+    .executeTakeFirst();
+  if (!row) return null;
+  let first: { document: string; total: string } | undefined = row;
+  if (row.revision !== 1) {
+    first = await db
+      .selectFrom('invoice_revisions')
+      .select(['document', 'total'])
+      .where('team_id', '=', ref.teamId)
+      .where('public_id', '=', ref.publicId)
+      .where('revision', '=', 1)
+      .executeTakeFirst();
+    if (!first) return null;
+  }
+  const links = await db
+    .selectFrom('share_links')
+    .select(['kind', 'email', 'token'])
+    .where('team_id', '=', ref.teamId)
+    .where('public_id', '=', ref.publicId)
+    .orderBy('sort_order')
+    .execute();
+  return { ...ref, revision: 1, document: JSON.parse(first.document) as NormalizedInvoice, total: first.total, links };
 }

@@ -24,6 +24,8 @@ export {
   type PendingNotifications,
   type PlannedNotifications,
   type PreparedNotifications,
+  type RecordedEmails,
+  type RecordedEmailsRef,
 } from './notification.service.js';
 export { emptyOutcome } from './outcome.js';
 export type { NotifiableDocument, NotificationRequest } from './plan.js';

@@ -16,13 +16,13 @@ import { forEachLimited, newLeaseOwner, yieldToIo, type WorkLogger } from '../..
 import { isoNow, type Clock } from '../../shared/clock.js';
 import type { LinkBases } from '../links/index.js';
 import { resolvePolicy, retryDelayMs, type DeliveryPolicy } from './delivery-policy.js';
-import { buildInvoiceEmail, messageIdFor, messageIdHost, type EmailAttachment, type InvoiceEmailView } from './email-message.js';
+import { buildInvoiceEmail, emailLocale, messageIdFor, messageIdHost, type EmailAttachment, type EmailLocale, type InvoiceEmailView } from './email-message.js';
 import { recordEmailEvent, settleWithEvent } from './notification-events.js';
 import { MailSendError, type MailTransport } from './mail-transport.js';
 import type { MailRuntime, Notifications } from './notification.schemas.js';
 import { blockedOutcome, emptyOutcome, outcomeFromRows, type BlockReason } from './outcome.js';
 import * as outbox from '../../db/outbox.js';
-import { planEmails, type NotificationRequest, type PlannedEmail } from './plan.js';
+import { planEmails, type NotifiableDocument, type NotificationRequest, type PlannedEmail } from './plan.js';
 import { pgReservationGate, prunePastDays, reserveEmails, utcDay } from './quota.js';
 import { resolveRecipients } from './recipients.js';
 import { countDelivery } from '../../shared/delivery-metrics.js';
@@ -49,6 +49,46 @@ export interface DocumentStatusPort {
   markRestricted(db: Executor, teamId: string, publicId: string, reason: string): Promise<void>;
   /** Moves the document's `changed_at` (an e-mail outcome is a change an integrator follows). */
   onChanged(db: Executor, teamId: string, publicId: string, now: string): Promise<void>;
+  /**
+   * Up to `limit` documents whose create recorded its e-mails in its row and whose outbox rows
+   * are not written yet (a read: idle polling takes no write lock), in (team, document) order.
+   */
+  recordedEmails(db: Executor, limit: number): Promise<RecordedEmailsRef[]>;
+  /**
+   * Inside the transaction that writes them: clears the document's record `ref` if it is still
+   * there and returns what the e-mails are rebuilt from; null when it was taken meanwhile, or
+   * when its first revision is no longer kept (see docs/notifications.md, "Recorded e-mails").
+   */
+  takeRecordedEmails(db: Executor, ref: RecordedEmailsRef): Promise<RecordedEmails | null>;
+}
+
+/** A document's recorded e-mails (`invoices.email_pending`: the record `prepare` made). */
+export interface RecordedEmailsRef {
+  teamId: string;
+  publicId: string;
+  record: string;
+}
+
+/** What a create's recorded e-mails are rebuilt from: its record and its first revision as stored. */
+export interface RecordedEmails extends RecordedEmailsRef {
+  revision: number;
+  document: NotifiableDocument;
+  /** The revision's total (decimal text). */
+  total: string;
+  /** The document's share links. */
+  links: NotificationRequest['links'];
+}
+
+/**
+ * The record: what the e-mails' rows are rebuilt from besides the document and its links (the
+ * rows' id base, their time, the team's e-mail locale at the create). Every e-mail of a recorded
+ * create passed every gate (the quota granted all), so nothing else is needed.
+ */
+interface EmailRecord {
+  v: 1;
+  id: string;
+  at: string;
+  locale: EmailLocale;
 }
 
 export interface NotificationServiceDeps {
@@ -89,6 +129,13 @@ interface PlanContext {
 export interface PreparedNotifications {
   ctx: PlanContext;
   allGranted: PlannedNotifications;
+  /**
+   * A create on a node whose e-mails the workers send, every e-mail through the gates but the
+   * quota: the record its document's row stores (`invoices.email_pending`) instead of the
+   * outbox rows, when the quota grants them all (`recordedPending`; the worker writes the rows:
+   * `writeRecordedEmails`). Null otherwise: the rows are written with the document.
+   */
+  record: string | null;
 }
 
 /** What `plan` decided for a write's e-mails, handed to `write` once the document row exists. */
@@ -238,7 +285,67 @@ export class NotificationService {
       // (at most 32 characters). Ids are internal.
       idBase: sortableToken().slice(0, 30),
     };
-    return { ctx, allGranted: this.build(request, ctx, wanted) };
+    const allGranted = this.build(request, ctx, wanted);
+    const recordable = !attemptNow && request.revision === 1 && allGranted.rows.length > 0 && allGranted.rows.every((r) => r.state === 'pending');
+    const record: EmailRecord | null = recordable ? { v: 1, id: ctx.idBase, at: ctx.nowIso, locale: emailLocale(request.teamLocale) } : null;
+    return { ctx, allGranted, record: record && JSON.stringify(record) };
+  }
+
+  /**
+   * A create whose e-mails are recorded in its row (`PreparedNotifications.record`): what
+   * `write` would hand on, without writing the rows.
+   */
+  recordedPending(planned: PlannedNotifications): PendingNotifications {
+    return pendingOf(planned);
+  }
+
+  /**
+   * Inside the transaction of a document's update, first: the e-mails its create recorded are
+   * written as outbox rows (as the worker would have). Nothing when the worker wrote them already.
+   */
+  async writeRecordedEmail(trx: Executor, ref: RecordedEmailsRef): Promise<boolean> {
+    const recorded = await this.deps.documents.takeRecordedEmails(trx, ref);
+    if (!recorded) return false;
+    await outbox.insertOutboxRows(trx, this.recordedRows(recorded));
+    return true;
+  }
+
+  /**
+   * The worker: writes the outbox rows of up to `limit` documents whose creates recorded their
+   * e-mails, in one transaction, each record taken (a conditional update) in it, so each e-mail
+   * is written once whichever worker or update takes it. How many documents it wrote.
+   */
+  async writeRecordedEmails(limit: number): Promise<number> {
+    const refs = await this.deps.documents.recordedEmails(this.db, limit);
+    if (refs.length === 0) return 0;
+    return this.db.transaction().execute(async (trx) => {
+      let written = 0;
+      for (const ref of refs) if (await this.writeRecordedEmail(trx, ref)) written++;
+      return written;
+    });
+  }
+
+  /**
+   * The rows `prepare` built for the recorded create (every e-mail let through, due at the
+   * create's time, none leased), rebuilt from the stored document, its links and the record.
+   */
+  private recordedRows(recorded: RecordedEmails): OutboxTable[] {
+    const record = JSON.parse(recorded.record) as EmailRecord;
+    if (record.v !== 1) throw new Error(`unknown e-mail record version ${String(record.v)}`);
+    const request: NotificationRequest = {
+      teamId: recorded.teamId,
+      teamLocale: record.locale,
+      tariff: { emails_per_day: 0, external_share: true },
+      publicId: recorded.publicId,
+      revision: recorded.revision,
+      document: recorded.document,
+      totals: { total: recorded.total },
+      links: recorded.links,
+    };
+    const planned = planEmails(request, this.deps.bases);
+    const wanted = planned.filter((p) => p.recipient.valid).length;
+    const ctx: PlanContext = { planned, wanted, day: utcDay(new Date(record.at)), nowIso: record.at, attemptNow: false, owner: '', leaseUntil: record.at, idBase: record.id };
+    return this.build(request, ctx, wanted).rows;
   }
 
   /** The rows and outcome of `ctx`'s e-mails when the quota let `granted` of them through. */
@@ -320,7 +427,8 @@ export class NotificationService {
     if (allGranted.rows.some((r) => r.last_error_code === 'invalid_address')) return null;
     const gate = ctx.wanted > 0 ? pgReservationGate(allGranted.teamId, ctx.day, limit, ctx.wanted, ctx.nowIso) : null;
     if (ctx.wanted > 0 && gate === null) return null;
-    const parts = allGranted.rows.length > 0 ? [outbox.pgOutboxInsertPart('mail_outbox', allGranted.rows)] : [];
+    // Recorded e-mails: the document's row carries them, the worker writes the rows.
+    const parts = allGranted.rows.length > 0 && prepared.record === null ? [outbox.pgOutboxInsertPart('mail_outbox', allGranted.rows)] : [];
     return { gate, parts, pending: pendingOf(allGranted) };
   }
 

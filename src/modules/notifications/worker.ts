@@ -11,6 +11,7 @@ import { attemptClaimedRows, newLeaseOwner, type OutboxBatchResult } from '../..
 import type { NotificationLogger, NotificationService } from './notification.service.js';
 import { countDelivery } from '../../shared/delivery-metrics.js';
 import { PRUNE_BATCH } from './quota.js';
+import { extended } from '../../shared/objects.js';
 
 /**
  * How often a worker deletes past days' quota rows; the first time 1–2 minutes after it starts
@@ -43,7 +44,10 @@ export class OutboxWorker {
     this.owner = options.owner ?? newLeaseOwner();
     this.logger = options.logger;
     this.loop = new PollingLoop(
-      async () => (await this.runOnce()).claimed >= this.service.policy.batchSize,
+      async () => {
+        const result = await this.runOnce();
+        return result.claimed >= this.service.policy.batchSize || result.recorded >= this.service.policy.batchSize;
+      },
       service.policy.pollIntervalMs,
       (err) => this.logger?.error({ err, owner: this.owner }, 'outbox batch failed'),
     );
@@ -54,11 +58,16 @@ export class OutboxWorker {
     );
   }
 
-  /** Claims up to `batchSize` due e-mails and attempts each once. */
-  async runOnce(): Promise<BatchResult> {
+  /**
+   * Writes the e-mails of up to `batchSize` creates that recorded them in their documents' rows
+   * (`recorded`: how many documents), then claims up to `batchSize` due e-mails and attempts
+   * each once.
+   */
+  async runOnce(): Promise<BatchResult & { recorded: number }> {
     const policy = this.service.policy;
+    const recorded = await this.service.writeRecordedEmails(policy.batchSize);
     const rows = await this.service.claimDue(this.owner, policy.batchSize);
-    if (rows.length === 0) return { claimed: 0, sent: 0, retrying: 0, failed: 0 };
+    if (rows.length === 0) return { claimed: 0, sent: 0, retrying: 0, failed: 0, recorded };
     const started = Date.now();
     const result = await attemptClaimedRows(rows, policy, this.abort.signal, async (row, signal) => {
       const state = await this.service.attempt(row, this.owner, signal);
@@ -69,8 +78,8 @@ export class OutboxWorker {
     for (const r of documents.values()) {
       await this.service.refreshOutcome(r.team_id, r.public_id, r.revision, Date.now() - started, policy.attemptTimeoutMs);
     }
-    this.logger?.info({ ...result, owner: this.owner }, 'outbox batch done');
-    return result;
+    this.logger?.info({ ...result, recorded, owner: this.owner }, 'outbox batch done');
+    return extended(result, { recorded });
   }
 
   /** Attempts batches until nothing is due now (for the CLI and tests). */
@@ -82,7 +91,7 @@ export class OutboxWorker {
       total.sent += r.sent;
       total.retrying += r.retrying;
       total.failed += r.failed;
-      if (r.claimed < this.service.policy.batchSize) return total;
+      if (r.claimed < this.service.policy.batchSize && r.recorded < this.service.policy.batchSize) return total;
     }
   }
 

@@ -35,6 +35,11 @@ describe('notifications on an API node whose background work runs in `invoicing 
     // Nothing was sent by the request, and nothing leased to it.
     await sleep(300);
     expect(server.received).toHaveLength(0);
+    // Recorded in the document's row (docs/notifications.md, "Recorded e-mails"): the worker
+    // writes the outbox rows from it, due at once, leased to no one.
+    expect(await t.db.db.selectFrom('outbox').selectAll().where('public_id', '=', body.public_id).execute()).toEqual([]);
+    expect((await t.db.db.selectFrom('invoices').select('email_pending').where('public_id', '=', body.public_id).executeTakeFirstOrThrow()).email_pending).not.toBeNull();
+    expect(await t.app.notifier.service.writeRecordedEmails(100)).toBe(1);
     const rows = await t.db.db.selectFrom('outbox').selectAll().where('public_id', '=', body.public_id).execute();
     expect(rows.map((r) => [r.state, r.attempts, r.locked_by])).toEqual([
       ['pending', 0, null],

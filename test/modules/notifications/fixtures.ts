@@ -107,6 +107,7 @@ function invoiceRow(teamId: string, publicId: string, revision: number, doc: Ret
     payment_reported_at: null,
     changed_at: null,
     edo_pending_job: null,
+    email_pending: null,
   };
 }
 

@@ -97,6 +97,7 @@ export function responseFor(doc: Record<string, unknown>, row: Partial<InvoiceRo
     payment_reported_at: null,
     changed_at: null,
     edo_pending_job: null,
+    email_pending: null,
     ...row,
   };
   const link = (kind: ShareLinkRow['kind'], token: string): ShareLinkRow => ({
