@@ -260,7 +260,10 @@ export async function runScaleOut(): Promise<void> {
   const drained = async () => {
     const deadline = Date.now() + 300_000;
     while (Date.now() < deadline) {
-      const { rows } = await watcher.query<{ n: string }>("select count(*) as n from outbox where state in ('pending', 'sending')");
+      // Sends recorded in their documents' rows count until the worker has written them (docs/edo.md).
+      const { rows } = await watcher.query<{ n: string }>(
+        "select (select count(*) from outbox where state in ('pending', 'sending')) + (select count(*) from invoices where edo_pending_job is not null or email_pending is not null) as n",
+      );
       if (Number(rows[0]?.n ?? 0) === 0) return;
       await new Promise((r) => setTimeout(r, 250));
     }
