@@ -27,21 +27,41 @@ function recordedSendOf(row: InvoiceRow, jobId: string): RecordedSend {
   };
 }
 
+/** The columns of `invoices` a create records in (`edo_pending_job`, `email_pending`). */
+type RecordColumn = 'edo_pending_job' | 'email_pending';
+
 /**
- * Up to `limit` documents with a recorded send, in (team, document) order: several workers
- * taking records in one order never wait on each other in a cycle. The partial index
- * `invoices_edo_pending_idx` holds exactly these rows.
+ * Up to `limit` documents with a record in `column`, in (team, document) order: several workers
+ * taking records in one order never wait on each other in a cycle. The column's partial index
+ * (`invoices_edo_pending_idx`, `invoices_email_pending_idx`) holds exactly these rows.
  */
-export async function recordedSends(db: Executor, limit: number): Promise<RecordedSendRef[]> {
+async function recordsIn(db: Executor, column: RecordColumn, limit: number): Promise<Array<{ teamId: string; publicId: string; record: string }>> {
   const rows = await db
     .selectFrom('invoices')
-    .select(['team_id', 'public_id', 'edo_pending_job'])
-    .where('edo_pending_job', 'is not', null)
+    .select(['team_id', 'public_id', `${column} as record`])
+    .where(column, 'is not', null)
     .orderBy('team_id')
     .orderBy('public_id')
     .limit(limit)
     .execute();
-  return rows.map((r) => ({ teamId: r.team_id, publicId: r.public_id, jobId: r.edo_pending_job as string }));
+  return rows.map((r) => ({ teamId: r.team_id, publicId: r.public_id, record: r.record as string }));
+}
+
+/** Clears the document's record in `column` if it is still `record`: the row as it was, or undefined. */
+function takeRecord(db: Executor, column: RecordColumn, ref: { teamId: string; publicId: string }, record: string) {
+  return db
+    .updateTable('invoices')
+    .set({ [column]: null })
+    .where('team_id', '=', ref.teamId)
+    .where('public_id', '=', ref.publicId)
+    .where(column, '=', record)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Up to `limit` documents with a recorded send (`recordsIn`). */
+export async function recordedSends(db: Executor, limit: number): Promise<RecordedSendRef[]> {
+  return (await recordsIn(db, 'edo_pending_job', limit)).map(({ teamId, publicId, record }) => ({ teamId, publicId, jobId: record }));
 }
 
 /**
@@ -51,29 +71,14 @@ export async function recordedSends(db: Executor, limit: number): Promise<Record
  * no longer the first and that update already planned the document's sync.
  */
 export async function takeRecordedSend(db: Executor, ref: RecordedSendRef): Promise<RecordedSend | null> {
-  const row = await db
-    .updateTable('invoices')
-    .set({ edo_pending_job: null })
-    .where('team_id', '=', ref.teamId)
-    .where('public_id', '=', ref.publicId)
-    .where('edo_pending_job', '=', ref.jobId)
-    .returningAll()
-    .executeTakeFirst();
+  const row = await takeRecord(db, 'edo_pending_job', ref, ref.jobId);
   if (!row || row.revision !== 1) return null;
   return recordedSendOf(row, ref.jobId);
 }
 
-/** Up to `limit` documents with recorded e-mails, in (team, document) order (`invoices_email_pending_idx`). */
-export async function recordedEmails(db: Executor, limit: number): Promise<RecordedEmailsRef[]> {
-  const rows = await db
-    .selectFrom('invoices')
-    .select(['team_id', 'public_id', 'email_pending'])
-    .where('email_pending', 'is not', null)
-    .orderBy('team_id')
-    .orderBy('public_id')
-    .limit(limit)
-    .execute();
-  return rows.map((r) => ({ teamId: r.team_id, publicId: r.public_id, record: r.email_pending as string }));
+/** Up to `limit` documents with recorded e-mails (`recordsIn`). */
+export function recordedEmails(db: Executor, limit: number): Promise<RecordedEmailsRef[]> {
+  return recordsIn(db, 'email_pending', limit);
 }
 
 /**
@@ -85,14 +90,7 @@ export async function recordedEmails(db: Executor, limit: number): Promise<Recor
  * taken for them); null, and nothing sent, when that revision is no longer kept.
  */
 export async function takeRecordedEmails(db: Executor, ref: RecordedEmailsRef): Promise<RecordedEmails | null> {
-  const row = await db
-    .updateTable('invoices')
-    .set({ email_pending: null })
-    .where('team_id', '=', ref.teamId)
-    .where('public_id', '=', ref.publicId)
-    .where('email_pending', '=', ref.record)
-    .returning(['revision', 'document', 'total'])
-    .executeTakeFirst();
+  const row = await takeRecord(db, 'email_pending', ref, ref.record);
   if (!row) return null;
   let first: { document: string; total: string } | undefined = row;
   if (row.revision !== 1) {
