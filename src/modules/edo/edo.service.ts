@@ -89,7 +89,6 @@ function sendOf(request: EdoSyncRequest, jobId: string, queuedAt: string): SendI
 /** Rows built for their state alone (`sendRows`), never written. */
 const NO_CONTENT = Object.freeze({ payload: '', contentHash: '' });
 
-
 interface SendPayload {
   v: 1;
   sender: string;
@@ -198,9 +197,11 @@ export class EdoService {
    * recorded, written as its job and outbox row (as the worker would have), so that the update
    * compares with it and supersedes it like any job. Nothing when the worker wrote it already.
    */
-  async writeRecordedSend(trx: Executor, ref: RecordedSendRef): Promise<void> {
+  async writeRecordedSend(trx: Executor, ref: RecordedSendRef): Promise<boolean> {
     const recorded = await this.deps.documents.takeRecordedSend(trx, ref);
-    if (recorded) await this.writeSend(trx, this.newSend(recorded.request, recorded.queuedAt, recorded.jobId));
+    if (!recorded) return false;
+    await this.writeSend(trx, this.newSend(recorded.request, recorded.queuedAt, recorded.jobId));
+    return true;
   }
 
   /**
@@ -214,12 +215,7 @@ export class EdoService {
     if (refs.length === 0) return 0;
     return this.db.transaction().execute(async (trx) => {
       let written = 0;
-      for (const ref of refs) {
-        const recorded = await this.deps.documents.takeRecordedSend(trx, ref);
-        if (!recorded) continue;
-        await this.writeSend(trx, this.newSend(recorded.request, recorded.queuedAt, recorded.jobId));
-        written++;
-      }
+      for (const ref of refs) if (await this.writeRecordedSend(trx, ref)) written++;
       return written;
     });
   }
