@@ -14,10 +14,10 @@ import type { NormalizedInvoice } from './invoice.model.js';
 import { edoSyncRequest } from './invoice.write.js';
 
 /**
- * The send `row`'s create recorded (as job `jobId`), as the create built it: the row is still the first revision
- * its create wrote (a record is taken by any update before it changes the row), and the stored
- * document is the validated invoice with its public_id and seller_status (`storedDocument`),
- * which `edoSyncRequest` reads and hashes as the create did.
+ * The send `row`'s create recorded (as job `jobId`), as the create built it: the row is still
+ * the first revision its create wrote (a record is taken by any update before it changes the
+ * row), and the stored document is the validated invoice with its public_id and seller_status
+ * (`storedDocument`), which `edoSyncRequest` reads and hashes as the create did.
  */
 function recordedSendOf(row: InvoiceRow, jobId: string): RecordedSend {
   return {
