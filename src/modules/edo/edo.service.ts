@@ -10,7 +10,7 @@
  * 3. `pollFeed` reads the operator's change feed under a lease: delivery, acceptance, rejection
  *    and incoming links, applied idempotently; the cursor advances only after a page is applied.
  */
-import type { Db, DatabaseHandle, Executor } from '../../db/database.js';
+import { writeEachInOneTransaction, type Db, type DatabaseHandle, type Executor } from '../../db/database.js';
 import * as outbox from '../../db/outbox.js';
 import type { PgStatementPart } from '../../db/pg-parts.js';
 import type { EdoJobRow, OutboxRow } from '../../db/types.js';
@@ -212,12 +212,7 @@ export class EdoService {
    */
   async writeRecordedSends(limit: number): Promise<number> {
     const refs = await this.deps.documents.recordedSends(this.db, limit);
-    if (refs.length === 0) return 0;
-    return this.db.transaction().execute(async (trx) => {
-      let written = 0;
-      for (const ref of refs) if (await this.writeRecordedSend(trx, ref)) written++;
-      return written;
-    });
+    return writeEachInOneTransaction(this.db, refs, (trx, ref) => this.writeRecordedSend(trx, ref));
   }
 
   /** Inside the document's transaction: writes the send's outbox row and job. */

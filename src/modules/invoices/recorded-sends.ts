@@ -110,5 +110,5 @@ export async function takeRecordedEmails(db: Executor, ref: RecordedEmailsRef): 
     .where('public_id', '=', ref.publicId)
     .orderBy('sort_order')
     .execute();
-  return { ...ref, revision: 1, document: JSON.parse(first.document) as NormalizedInvoice, total: first.total, links };
+  return { ...ref, document: JSON.parse(first.document) as NormalizedInvoice, total: first.total, links };
 }

@@ -9,7 +9,7 @@
  * 3. `OutboxWorker` (worker.ts) retries due rows, and takes over rows whose lease lapsed
  *    (a process that died between commit and delivery).
  */
-import type { Db, DatabaseHandle, Executor } from '../../db/database.js';
+import { writeEachInOneTransaction, type Db, type DatabaseHandle, type Executor } from '../../db/database.js';
 import type { PgGatePart, PgStatementPart } from '../../db/pg-parts.js';
 import type { OutboxRow, OutboxTable } from '../../db/types.js';
 import { forEachLimited, newLeaseOwner, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
@@ -69,9 +69,8 @@ export interface RecordedEmailsRef {
   record: string;
 }
 
-/** What a create's recorded e-mails are rebuilt from: its record and its first revision as stored. */
+/** What a create's recorded e-mails (of the first revision) are rebuilt from: its record and that revision as stored. */
 export interface RecordedEmails extends RecordedEmailsRef {
-  revision: number;
   document: NotifiableDocument;
   /** The revision's total (decimal text). */
   total: string;
@@ -317,12 +316,7 @@ export class NotificationService {
    */
   async writeRecordedEmails(limit: number): Promise<number> {
     const refs = await this.deps.documents.recordedEmails(this.db, limit);
-    if (refs.length === 0) return 0;
-    return this.db.transaction().execute(async (trx) => {
-      let written = 0;
-      for (const ref of refs) if (await this.writeRecordedEmail(trx, ref)) written++;
-      return written;
-    });
+    return writeEachInOneTransaction(this.db, refs, (trx, ref) => this.writeRecordedEmail(trx, ref));
   }
 
   /**
@@ -337,7 +331,8 @@ export class NotificationService {
       teamLocale: record.locale,
       tariff: { emails_per_day: 0, external_share: true },
       publicId: recorded.publicId,
-      revision: recorded.revision,
+      // Only a create records its e-mails: they announce the first revision.
+      revision: 1,
       document: recorded.document,
       totals: { total: recorded.total },
       links: recorded.links,

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EdoWorker } from '../../../src/modules/edo/index.js';
 import { requestHash } from '../../../src/shared/request-hash.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { usingPostgres } from '../../helpers/db.js';
 import { BETA_KEY } from '../../helpers/fixtures.js';
 import { createOk, get, put, simpleDoc, storedRow } from '../invoices/write-helpers.js';
 
@@ -116,8 +117,7 @@ describe('recorded EDO sends', () => {
     expect((await jobsOf(created.public_id)).map((j) => j.status)).toEqual(['failed']);
   });
 
-  it('finds recorded sends through the partial index (SQLite plan)', async () => {
-    if (t.db.dialect !== 'sqlite') return;
+  it.runIf(!usingPostgres())('finds recorded sends through the partial index (SQLite plan)', async () => {
     const plan = await sql<{ detail: string }>`explain query plan select team_id, public_id, edo_pending_job from invoices
       where edo_pending_job is not null order by team_id, public_id limit 50`.execute(t.db.db);
     expect(plan.rows.map((r) => r.detail).join('\n')).toMatch(/USING INDEX invoices_edo_pending_idx/);
