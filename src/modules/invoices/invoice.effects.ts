@@ -10,6 +10,7 @@ import type { PgGatePart, PgStatementPart } from '../../db/pg-parts.js';
 import type { EdoService, EdoSync, FirstSync, PlannedSync } from '../edo/index.js';
 import type {
   DeliveryReport,
+  HeldTake,
   NotificationRequest,
   NotificationService,
   PendingNotifications,
@@ -43,6 +44,19 @@ export interface EarlyEffects {
    * (`send`), written with the document.
    */
   edo: FirstSync | null;
+}
+
+/** A new document's effects as parts of its one statement (PostgreSQL, `pgCreateParts`). */
+export interface PgCreateParts {
+  effects: NewDocumentEffectsPg;
+  /** What `enqueue` would hand on, once the statement wrote them. */
+  queued: QueuedEffects;
+  /**
+   * Call when the statement is known to have written nothing (it answered that the quota's gate
+   * refused, or the server rejected it): e-mails taken from what the node holds of the quota
+   * are held again. Not when its outcome is unknown (the connection was lost).
+   */
+  wroteNothing(): void;
 }
 
 export class WriteEffects {
@@ -137,18 +151,27 @@ export class WriteEffects {
    * what `enqueue` would hand on once that statement wrote them. Null when they need the
    * transaction (`NotificationService.pgWriteParts` says when).
    */
-  pgCreateParts(auth: Extract<AuthContext, { mode: 'live' }>, early: EarlyEffects): { effects: NewDocumentEffectsPg; queued: QueuedEffects } | null {
+  pgCreateParts(auth: Extract<AuthContext, { mode: 'live' }>, early: EarlyEffects): PgCreateParts | null {
     const parts: PgStatementPart[] = [];
     let gate: PgGatePart | null = null;
     let pending: PendingNotifications | null = null;
+    let held: HeldTake | null = null;
     if (early.notifications) {
       const mail = this.deps.notifications.pgWriteParts(early.notifications, auth.tariff.emails_per_day);
       if (mail === null) return null;
-      ({ gate, pending } = mail);
+      ({ gate, pending, held } = mail);
       parts.push(...mail.parts);
     }
     if (early.edo?.send) parts.push(...this.deps.edo.pgSendParts(early.edo.send));
-    return { effects: { gate, parts }, queued: { pending, edo: early.edo?.planned ?? null } };
+    const notifications = this.deps.notifications;
+    return {
+      effects: { gate, parts },
+      queued: { pending, edo: early.edo?.planned ?? null },
+      wroteNothing: () => {
+        if (held) notifications.giveBack(held);
+        held = null;
+      },
+    };
   }
 
   private notificationRequest(

@@ -4,7 +4,7 @@
  */
 import type { Transaction } from 'kysely';
 import { dialectOf, type Db } from '../../db/database.js';
-import { isUniqueViolation } from '../../db/errors.js';
+import { isServerError, isUniqueViolation } from '../../db/errors.js';
 import { groupCommitFor, type GroupCommit } from '../../db/group-commit.js';
 import type { Database, InvoiceRevisionRow, InvoiceRow, ShareLinkRow } from '../../db/types.js';
 import { ApiError } from '../../shared/errors.js';
@@ -18,7 +18,7 @@ import { parseWriteEnvelope, type WriteEnvelope } from './envelope.js';
 import { requestHash } from '../../shared/request-hash.js';
 import { IdempotencyStore, type ClaimInWrite } from './idempotency.js';
 import type { InvoiceList, InvoiceRevisionDetail, InvoiceRevisionList, ListQuery, RevisionsQuery } from './invoice-requests.schemas.js';
-import { WriteEffects, type QueuedEffects } from './invoice.effects.js';
+import { WriteEffects, type PgCreateParts, type QueuedEffects } from './invoice.effects.js';
 import { newDocumentEvents, quietUpdateEvents, recordRestriction, recordWriteEvents } from './invoice-events.js';
 import { DemoDocuments } from './invoice.read.js';
 import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
@@ -318,7 +318,7 @@ export class InvoiceService {
     // PostgreSQL without Idempotency-Key: the effects' rows in the document's own statement.
     const oneStatement = this.onPostgres && !onCommit ? this.effects.pgCreateParts(auth, early) : null;
     try {
-      if (oneStatement && (await repo.insertNewDocumentPg(this.deps.db, extended(doc, { events: newDocumentEvents(row, now, true) }), oneStatement.effects))) {
+      if (oneStatement && (await this.insertInOneStatement(doc, now, oneStatement))) {
         // One statement that commits alone, one round trip (docs/performance.md "Session 11").
         queued = oneStatement.queued;
       } else {
@@ -355,6 +355,23 @@ export class InvoiceService {
     }
     const { report, edo } = await this.effects.afterCommit(this.deps.db, row, queued);
     return this.outcome(auth, row, links, info, report, edo, { totals: prepared.totals, stored });
+  }
+
+  /**
+   * PostgreSQL: a new document with its effects in its one statement; whether it wrote them (no:
+   * the quota's gate refused, go the transaction's way). A statement known to have written
+   * nothing gives back the e-mails it took from what the node holds (`PgCreateParts.wroteNothing`).
+   */
+  private async insertInOneStatement(doc: Omit<repo.NewDocumentRows, 'row' | 'events'> & { row: InvoiceRow }, now: string, one: PgCreateParts): Promise<boolean> {
+    let written: boolean;
+    try {
+      written = await repo.insertNewDocumentPg(this.deps.db, extended(doc, { events: newDocumentEvents(doc.row, now, true) }), one.effects);
+    } catch (err) {
+      if (isServerError(err)) one.wroteNothing();
+      throw err;
+    }
+    if (!written) one.wroteNothing();
+    return written;
   }
 
   /**

@@ -22,11 +22,13 @@ export {
   type DocumentStatusPort,
   type NotificationLogger,
   type PendingNotifications,
+  type PgWriteParts,
   type PlannedNotifications,
   type PreparedNotifications,
   type RecordedEmails,
   type RecordedEmailsRef,
 } from './notification.service.js';
+export type { HeldTake } from './held-quota.js';
 export { emptyOutcome } from './outcome.js';
 export type { NotifiableDocument, NotificationRequest } from './plan.js';
 export { isValidEmailAddress, resolveRecipients } from './recipients.js';
@@ -57,7 +59,7 @@ export interface NotificationsDeps {
 export interface Notifier {
   service: NotificationService;
   worker: OutboxWorker;
-  /** Stops the worker (waiting for its batch) and closes the transport. */
+  /** Stops the worker (waiting for its batch), gives back the held quota and closes the transport. */
   close(): Promise<void>;
 }
 
@@ -83,6 +85,7 @@ export function createNotifications(deps: NotificationsDeps): Notifier {
     worker,
     async close() {
       await worker.stop();
+      await service.close();
       transport.close();
     },
   };

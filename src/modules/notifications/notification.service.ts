@@ -23,6 +23,7 @@ import type { MailRuntime, Notifications } from './notification.schemas.js';
 import { blockedOutcome, emptyOutcome, outcomeFromRows, type BlockReason } from './outcome.js';
 import * as outbox from '../../db/outbox.js';
 import { planEmails, type NotifiableDocument, type NotificationRequest, type PlannedEmail } from './plan.js';
+import { HeldQuota, type HeldTake } from './held-quota.js';
 import { pgReservationGate, prunePastDays, reserveEmails, utcDay } from './quota.js';
 import { resolveRecipients } from './recipients.js';
 import { countDelivery } from '../../shared/delivery-metrics.js';
@@ -152,6 +153,16 @@ export interface PlannedNotifications {
   now: string;
 }
 
+/** `pgWriteParts`: a new document's e-mails as parts of its statement (PostgreSQL). */
+export interface PgWriteParts {
+  /** The daily quota's reservation; null when none is made in the statement. */
+  gate: PgGatePart | null;
+  parts: PgStatementPart[];
+  pending: PendingNotifications;
+  /** Taken from what the node holds of the quota instead of a gate: `giveBack` if the statement wrote nothing. */
+  held: HeldTake | null;
+}
+
 /** Handed from `enqueue` (inside the transaction) to `deliverNow` (after commit). */
 export interface PendingNotifications {
   teamId: string;
@@ -195,12 +206,18 @@ export class NotificationService {
   private readonly db: Db;
   private readonly logger: NotificationLogger;
   private readonly host: string;
+  /** PostgreSQL: the e-mails of the daily quotas this node holds (held-quota.ts). */
+  private readonly held: HeldQuota | null;
 
   constructor(private readonly deps: NotificationServiceDeps) {
     this.policy = resolvePolicy(deps.policy);
     this.db = deps.database.db;
     this.logger = deps.logger ?? noopLogger;
     this.host = messageIdHost(deps.mailFrom);
+    this.held =
+      deps.database.dialect === 'postgres'
+        ? new HeldQuota(this.db, deps.clock, (err, what) => this.logger.error({ err }, `daily quota: could not ${what}`))
+        : null;
   }
 
   private attachmentProvider: AttachmentProvider | undefined;
@@ -416,15 +433,39 @@ export class NotificationService {
    * refuses) and the outbox rows, with what `write` would hand on. Null when it cannot be one
    * statement: an e-mail to a malformed address (`write` records an event of it) or more e-mails
    * than the drawn quota shard's share; then `plan` and `write` in a transaction.
+   *
+   * The e-mails come from what this node holds of the team's quota when it holds enough
+   * (held-quota.ts): then there is no gate, and `held` is what they took, to hand to `giveBack`
+   * if the statement writes nothing.
    */
-  pgWriteParts(prepared: PreparedNotifications, limit: number): { gate: PgGatePart | null; parts: PgStatementPart[]; pending: PendingNotifications } | null {
+  pgWriteParts(prepared: PreparedNotifications, limit: number): PgWriteParts | null {
     const { ctx, allGranted } = prepared;
     if (allGranted.rows.some((r) => r.last_error_code === 'invalid_address')) return null;
-    const gate = ctx.wanted > 0 ? pgReservationGate(allGranted.teamId, ctx.day, limit, ctx.wanted, ctx.nowIso) : null;
-    if (ctx.wanted > 0 && gate === null) return null;
+    let gate: PgGatePart | null = null;
+    let held: HeldTake | null = null;
+    if (ctx.wanted > 0) {
+      held = this.held?.take(allGranted.teamId, ctx.day, limit, ctx.wanted) ?? null;
+      if (held === null) gate = pgReservationGate(allGranted.teamId, ctx.day, limit, ctx.wanted, ctx.nowIso);
+      if (held === null && gate === null) return null;
+    }
     // Recorded e-mails: the document's row carries them, the worker writes the rows.
     const parts = allGranted.rows.length > 0 && prepared.record === null ? [outbox.pgOutboxInsertPart('mail_outbox', allGranted.rows)] : [];
-    return { gate, parts, pending: pendingOf(allGranted) };
+    return { gate, parts, pending: pendingOf(allGranted), held };
+  }
+
+  /** The statement of `pgWriteParts` wrote nothing: the e-mails it took from what this node holds are held again. */
+  giveBack(held: HeldTake): void {
+    this.held?.giveBack(held);
+  }
+
+  /** E-mails of `teamId`'s quota for `day` this node holds unused (PostgreSQL; held-quota.ts). */
+  heldFor(teamId: string, day: string): number {
+    return this.held?.heldFor(teamId, day) ?? 0;
+  }
+
+  /** Gives back what this node holds of the daily quotas (held-quota.ts); before the database closes. */
+  async close(): Promise<void> {
+    await this.held?.close();
   }
 
   /**

@@ -20,12 +20,14 @@
  * 2026-11-27T0900), shard k allowed its share of the limit L, `floor(L / SHARDS) + (k < L %
  * SHARDS ? 1 : 0)`: the shares add up to L and no row passes its share (checked under its lock),
  * so the day never passes L. A write reserves all its e-mails in a shard drawn at random, with an
- * UPDATE within the share, or an INSERT of the row if it is missing, neither of which locks a row
- * it does not change. When that shard has no room for all of them, the write takes what each
- * shard has left in ascending shard order, locking each row as it reads it (FOR UPDATE): a write
- * holds its locks in that order and only waits for higher ones, so two writes cannot deadlock on
- * the quota. Near the limit the last e-mails go to whichever write locks a shard with room first;
- * the total stays exact.
+ * UPDATE within the share, or an INSERT of the row if it is missing, under a savepoint. When that
+ * shard has no room for all of them, the write goes back to the savepoint (which lets go of the
+ * drawn row: an UPDATE that waited for another write of it keeps it locked even when it then finds
+ * no room) and takes what each shard has left in ascending shard order, locking each row as it
+ * reads it (FOR UPDATE): a write holds its locks in that order and only waits for higher ones, so
+ * two writes cannot deadlock on the quota. Near the limit the last e-mails go to whichever write
+ * locks a shard with room first; the total stays exact. Most e-mailed creates take their e-mails
+ * from what their node holds instead (held-quota.ts).
  *
  * A write's e-mails are reserved together; when they do not all fit, the first recipients take
  * what is left and the rest are blocked. What counts: every e-mail let through at enqueue time,
@@ -129,13 +131,19 @@ type ShardParams = 'teamId' | 'day' | 'shard' | 'now';
 
 /** PostgreSQL's statements on one shard's row: shard 0 is `email_quota`, 1–15 `email_quota_shards`. */
 interface ShardStatements {
-  /** Adds `count` if the row stays within `share`; a row back when it did. Locks only a row it changes. */
+  /**
+   * Adds `count` if the row stays within `share`; a row back when it did. A row another write
+   * changed meanwhile stays locked even when it then has no room (the recheck locks it).
+   */
   addWithin: (db: Executor, values: Record<ShardParams | 'count' | 'share', unknown>) => Promise<Array<{ reserved: number }>>;
   /** The row, new, holding `count`; nothing back if it exists. */
   insert: (db: Executor, values: Record<ShardParams | 'count', unknown>) => Promise<Array<{ reserved: number }>>;
   /** The row read under its lock (FOR UPDATE). */
   lock: (db: Executor, values: Record<ShardParams, unknown>) => Promise<Array<{ reserved: number }>>;
-  /** Adds `count` (the caller holds the row's lock and checked the share). */
+  /**
+   * Adds `count` (the caller holds the row's lock and checked the share), or takes away a
+   * negative `count` that the caller added (`giveBackToShard`).
+   */
   add: (db: Executor, values: Record<ShardParams | 'count', unknown>) => Promise<unknown[]>;
 }
 
@@ -196,14 +204,15 @@ export async function reserveEmails(db: Executor, teamId: string, day: string, l
 }
 
 async function reserveInShards(db: Executor, teamId: string, day: string, limit: number, count: number, now: string): Promise<number> {
-  // The common case: a shard drawn at random has room for all of them.
+  // The common case: a shard drawn at random has room for all of them. In a transaction, under a
+  // savepoint undone when it has not: an UPDATE that waited for another write of the row and then
+  // found no room keeps the row locked (PostgreSQL locks the row's latest version before it checks
+  // the condition again), and the way below must not wait for lower shards while it holds a higher
+  // one (two writes deadlocked so near the limit). Outside a transaction each statement is one.
   const home = crypto.randomInt(SHARDS);
-  const share = shareOf(home, limit);
-  if (count <= share) {
-    const values = { teamId, day, shard: home, count, share, now };
-    const at = statementsOf(home);
-    if ((await at.addWithin(db, values)).length > 0 || (await at.insert(db, values)).length > 0) return count;
-  }
+  if (db.isTransaction) await SAVEPOINT.execute(db);
+  if ((await reserveInShard(db, teamId, day, home, limit, count, now)) === count) return count;
+  if (db.isTransaction) await ROLLBACK_TO_SAVEPOINT.execute(db);
   // Otherwise what each shard has left, in ascending order, each row locked as it is read.
   let granted = 0;
   for (let shard = 0; shard < SHARDS && granted < count; shard++) {
@@ -227,6 +236,34 @@ async function reserveInShards(db: Executor, teamId: string, day: string, limit:
     granted += take;
   }
   return granted;
+}
+
+const SAVEPOINT = sql`savepoint quota_home`;
+const ROLLBACK_TO_SAVEPOINT = sql`rollback to savepoint quota_home`;
+
+/**
+ * PostgreSQL: `count` e-mails added to shard `shard`'s row of the day if they fit in its share,
+ * all or none (the row inserted when missing, or added to when another write inserted it
+ * meanwhile): `count` or 0. In a transaction the row may stay locked when it had no room (see
+ * `reserveInShards`).
+ */
+export async function reserveInShard(db: Executor, teamId: string, day: string, shard: number, limit: number, count: number, now: string): Promise<number> {
+  const share = shareOf(shard, limit);
+  if (count <= 0 || count > share) return 0;
+  const values = { teamId, day, shard, count, share, now };
+  const at = statementsOf(shard);
+  if ((await at.addWithin(db, values)).length > 0 || (await at.insert(db, values)).length > 0) return count;
+  // The row exists: full, or inserted by another write since the UPDATE looked.
+  return (await at.addWithin(db, values)).length > 0 ? count : 0;
+}
+
+/**
+ * PostgreSQL: `count` e-mails that `reserveInShard` added to shard `shard` and that were never
+ * let through given back (a node's unused held e-mails, held-quota.ts). Nothing when the day's
+ * row is gone (pruned).
+ */
+export async function giveBackToShard(db: Executor, teamId: string, day: string, shard: number, count: number, now: string): Promise<void> {
+  if (count > 0) await statementsOf(shard).add(db, { teamId, day, shard, now, count: -count });
 }
 
 /**
