@@ -99,10 +99,12 @@ export class WriteEffects {
     let notifications: PreparedNotifications | null = null;
     if (prepared.envelope.notify) {
       notifications = this.deps.notifications.prepare(this.notificationRequest(auth, row, prepared, links));
-      row.notifications = JSON.stringify(notifications.allGranted.outcome);
       // On a node whose e-mails the workers send: recorded in the row, written by the worker
-      // (docs/notifications.md, "Recorded e-mails"), unless `plan` finds the quota short.
+      // (docs/notifications.md, "Recorded e-mails"), unless `plan` finds the quota short. The
+      // outcome is then answered from the record (`storedNotifications`) and stored when the
+      // record is taken: not stored twice in the row.
       row.email_pending = notifications.record;
+      row.notifications = notifications.record === null ? JSON.stringify(notifications.allGranted.outcome) : null;
     }
     const edo = row.buyer_edo_id ? this.deps.edo.prepareFirstSync(edoSyncRequest(row, prepared.invoice), row.created_at) : null;
     if (edo && edo.send === null) row.edo_pending_job = edo.planned.jobId;

@@ -6,7 +6,7 @@
 import type { InvoiceRow } from '../../db/types.js';
 import { normalizeSearchText } from '../../db/text-search.js';
 import { ApiError } from '../../shared/errors.js';
-import { emptyOutcome } from '../notifications/index.js';
+import { emptyOutcome, recordedOutcome } from '../notifications/index.js';
 import type { AuthContext } from '../teams/index.js';
 import type { WriteEnvelope } from './envelope.js';
 import type { InvoiceWriteResponse } from './invoice.schemas.js';
@@ -240,8 +240,13 @@ export function editedBy(values: WriteValues, editor: Editor, current: InvoiceRo
   };
 }
 
+/**
+ * The e-mail outcome stored with the document; for a create whose e-mails are still recorded in
+ * its row, the one its record gives (docs/notifications.md, "Recorded e-mails").
+ */
 export function storedNotifications(row: InvoiceRow): InvoiceWriteResponse['notifications'] {
-  return row.notifications ? (JSON.parse(row.notifications) as InvoiceWriteResponse['notifications']) : emptyOutcome(row.public_id, false);
+  if (row.notifications) return JSON.parse(row.notifications) as InvoiceWriteResponse['notifications'];
+  return (row.email_pending ? recordedOutcome(row.public_id, row.email_pending) : null) ?? emptyOutcome(row.public_id, false);
 }
 
 /** Stored documents compared by content: key order is not a change. */

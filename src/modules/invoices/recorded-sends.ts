@@ -6,10 +6,11 @@
  * `NotificationService.writeRecordedEmails`) or the document's next update write them from the
  * row, taking the record with a conditional update so that they are written once.
  */
+import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { InvoiceRow } from '../../db/types.js';
 import type { RecordedSend, RecordedSendRef } from '../edo/index.js';
-import type { RecordedEmails, RecordedEmailsRef } from '../notifications/index.js';
+import { recordedOutcome, type RecordedEmails, type RecordedEmailsRef } from '../notifications/index.js';
 import type { NormalizedInvoice } from './invoice.model.js';
 import { edoSyncRequest } from './invoice.write.js';
 
@@ -47,11 +48,15 @@ async function recordsIn(db: Executor, column: RecordColumn, limit: number): Pro
   return rows.map((r) => ({ teamId: r.team_id, publicId: r.public_id, record: r.record as string }));
 }
 
-/** Clears the document's record in `column` if it is still `record`: the row as it was, or undefined. */
-function takeRecord(db: Executor, column: RecordColumn, ref: { teamId: string; publicId: string }, record: string) {
+/**
+ * Clears the document's record in `column` if it is still `record`: the row as it was, or
+ * undefined. `outcome`: the e-mail outcome the record answered, stored in the same statement
+ * (unless one is stored), since the record that gave it goes.
+ */
+function takeRecord(db: Executor, column: RecordColumn, ref: { teamId: string; publicId: string }, record: string, outcome: string | null = null) {
   return db
     .updateTable('invoices')
-    .set({ [column]: null })
+    .set(outcome === null ? { [column]: null } : { [column]: null, notifications: sql<string>`coalesce(notifications, ${outcome})` })
     .where('team_id', '=', ref.teamId)
     .where('public_id', '=', ref.publicId)
     .where(column, '=', record)
@@ -90,7 +95,8 @@ export function recordedEmails(db: Executor, limit: number): Promise<RecordedEma
  * taken for them); null, and nothing sent, when that revision is no longer kept.
  */
 export async function takeRecordedEmails(db: Executor, ref: RecordedEmailsRef): Promise<RecordedEmails | null> {
-  const row = await takeRecord(db, 'email_pending', ref, ref.record);
+  const outcome = recordedOutcome(ref.publicId, ref.record);
+  const row = await takeRecord(db, 'email_pending', ref, ref.record, outcome && JSON.stringify(outcome));
   if (!row) return null;
   let first: { document: string; total: string } | undefined = row;
   if (row.revision !== 1) {

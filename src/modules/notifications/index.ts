@@ -16,6 +16,7 @@ export { createMailTransport, MailSendError, type MailTransport, type SmtpTimeou
 export { MailRuntime, NotificationFailure, Notifications } from './notification.schemas.js';
 export {
   NotificationService,
+  recordedOutcome,
   statusOf,
   type AttachmentProvider,
   type DeliveryReport,

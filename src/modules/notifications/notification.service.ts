@@ -82,13 +82,35 @@ export interface RecordedEmails extends RecordedEmailsRef {
 /**
  * The record: what the e-mails' rows are rebuilt from besides the document and its links (the
  * rows' id base, their time, the team's e-mail locale at the create). Every e-mail of a recorded
- * create passed every gate (the quota granted all), so nothing else is needed.
+ * create passed every gate (the quota granted all), so nothing else is needed for them.
+ *
+ * And what the create's outcome is answered from (`recordedOutcome`), which is therefore not
+ * stored with the row until the rows are written: the addresses in order and the node's mail
+ * settings the outcome reports. Records written before these were added come with a stored
+ * outcome.
  */
 interface EmailRecord {
   v: 1;
   id: string;
   at: string;
   locale: EmailLocale;
+  to?: string[];
+  transport?: MailRuntime['transport'];
+  attempt_timeout_ms?: number;
+  max_attempts?: number;
+}
+
+/**
+ * The outcome a create whose e-mails are recorded answered (`PreparedNotifications.record`):
+ * every e-mail due at the record's time, none attempted, as `outcomeFromRows` gives it for the
+ * rows the worker writes. Null for a record that does not carry it (its outcome is stored).
+ */
+export function recordedOutcome(publicId: string, record: string): Notifications | null {
+  const r = JSON.parse(record) as EmailRecord;
+  if (r.v !== 1 || r.to === undefined || r.transport === undefined) return null;
+  const rows = r.to.map((recipient, position) => ({ recipient, position, state: 'pending', attempts: 0, next_attempt_at: r.at, last_error: null, last_error_code: null }));
+  const runtime: MailRuntime = { transport: r.transport, duration_ms: 0, retry_queue: rows.length, attempt_timeout_ms: r.attempt_timeout_ms, max_attempts: r.max_attempts };
+  return outcomeFromRows(publicId, 1, rows as OutboxRow[], runtime, r.at);
 }
 
 export interface NotificationServiceDeps {
@@ -303,7 +325,18 @@ export class NotificationService {
     };
     const allGranted = this.build(request, ctx, wanted);
     const recordable = !attemptNow && request.revision === 1 && allGranted.rows.length > 0 && allGranted.rows.every((r) => r.state === 'pending');
-    const record: EmailRecord | null = recordable ? { v: 1, id: ctx.idBase, at: ctx.nowIso, locale: emailLocale(request.teamLocale) } : null;
+    const record: EmailRecord | null = recordable
+      ? {
+          v: 1,
+          id: ctx.idBase,
+          at: ctx.nowIso,
+          locale: emailLocale(request.teamLocale),
+          to: allGranted.rows.map((r) => r.recipient),
+          transport: allGranted.outcome.mail_runtime.transport,
+          attempt_timeout_ms: allGranted.outcome.mail_runtime.attempt_timeout_ms,
+          max_attempts: allGranted.outcome.mail_runtime.max_attempts,
+        }
+      : null;
     return { ctx, allGranted, record: record && JSON.stringify(record) };
   }
 

@@ -26,6 +26,8 @@ const emailRows = (publicId: string) =>
   t.db.db.selectFrom('outbox').selectAll().where('public_id', '=', publicId).where('kind', '=', 'email').orderBy('revision').orderBy('position').execute();
 const recordOf = async (publicId: string) =>
   (await t.db.db.selectFrom('invoices').select('email_pending').where('public_id', '=', publicId).executeTakeFirstOrThrow()).email_pending;
+const storedOutcomeOf = async (publicId: string) =>
+  (await t.db.db.selectFrom('invoices').select('notifications').where('public_id', '=', publicId).executeTakeFirstOrThrow()).notifications;
 const linksOf = (publicId: string) => t.db.db.selectFrom('share_links').select(['kind', 'email', 'token']).where('public_id', '=', publicId).execute();
 const untimed = (outcome: Record<string, unknown>) => {
   const { updated_at: _time, ...rest } = outcome;
@@ -40,9 +42,16 @@ describe('recorded e-mails', () => {
     expect(await emailRows(body.public_id)).toEqual([]);
     const record = await recordOf(body.public_id);
     expect(record).not.toBeNull();
+    // The outcome is not stored twice in the row: the record gives it, and reads answer it.
+    expect(await storedOutcomeOf(body.public_id)).toBeNull();
+    expect(JSON.parse(record!)).toMatchObject({ to: ['anna@rec.example', 'boris@rec.example'], transport: 'smtp' });
+    expect((await get(t, body.public_id)).metadata.notifications).toEqual(body.notifications);
 
     expect(await t.app.notifier.service.writeRecordedEmails(100)).toBe(1);
     expect(await recordOf(body.public_id)).toBeNull();
+    // Taking the record stores the outcome it gave, in the same statement.
+    expect(JSON.parse((await storedOutcomeOf(body.public_id))!)).toEqual(body.notifications);
+    expect((await get(t, body.public_id)).metadata.notifications).toEqual(body.notifications);
     const rows = await emailRows(body.public_id);
     expect(rows.map((r) => [r.recipient, r.position, r.revision, r.state, r.attempts, r.locked_by])).toEqual([
       ['anna@rec.example', 0, 1, 'pending', 0, null],
@@ -79,6 +88,8 @@ describe('recorded e-mails', () => {
     const changed = await put(t, publicId, { invoice: doc('MREC-2', { api_recipients: recipients('carl@rec.example'), comment: 'исправлено' }) });
     expect(changed.statusCode).toBe(200);
     expect(await recordOf(publicId)).toBeNull();
+    // The first revision's outcome stays the document's (the update sent nothing).
+    expect((await get(t, publicId)).metadata.notifications).toEqual(res.json().notifications);
     const rows = await emailRows(publicId);
     expect(rows.map((r) => [r.recipient, r.revision, r.state])).toEqual([['carl@rec.example', 1, 'pending']]);
     expect(JSON.parse(rows[0]!.payload).view).toMatchObject({ revision: 1, number: 'MREC-2' });
