@@ -11,11 +11,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { teamDocumentCount } from '../../../src/db/document-counts.js';
 import { reserveEmails, SHARDS, utcDay } from '../../../src/modules/notifications/quota.js';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import type { TestApp } from '../../helpers/app.js';
 import { usingPostgres } from '../../helpers/db.js';
 import { bootstrapFixture } from '../../helpers/fixtures.js';
 import { statementsDuring } from '../../helpers/statements.js';
-import { appEnv, doc, FAST_NOTIFICATIONS, post, recipients, reserved } from '../notifications/api-helpers.js';
+import { buildWorkerNode, doc, post, recipients, reserved } from '../notifications/api-helpers.js';
 import { startSmtpServer, waitFor, type TestSmtpServer } from '../notifications/smtp-helpers.js';
 import { storedRow } from './write-helpers.js';
 
@@ -55,7 +55,7 @@ let t: TestApp;
 beforeAll(async () => {
   server = await startSmtpServer();
   // An API node whose e-mails the workers send: the create attempts nothing after its commit.
-  t = await buildTestApp({ env: { ...appEnv(server.url), INVOICING_IN_PROCESS_WORKER: 'false' }, bootstrap: bootstrap(), notifications: FAST_NOTIFICATIONS });
+  t = await buildWorkerNode(server.url, { bootstrap: bootstrap() });
 });
 afterAll(async () => {
   await t?.close();

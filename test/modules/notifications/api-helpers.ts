@@ -3,7 +3,7 @@
  * shorthands, mail lookups on the test SMTP server and row counts of the test database.
  */
 import type { LightMyRequestResponse } from 'fastify';
-import type { TestApp, TestAppOptions } from '../../helpers/app.js';
+import { buildTestApp, type TestApp, type TestAppOptions } from '../../helpers/app.js';
 import { ACME_KEY } from '../../helpers/fixtures.js';
 import { parseMail, type ParsedMail, type TestSmtpServer } from './smtp-helpers.js';
 import { reservedOn } from '../../../src/modules/notifications/quota.js';
@@ -40,6 +40,14 @@ export function appEnv(smtpUrl: string): Record<string, string> {
     INVOICING_SHARE_URL: SHARE,
     INVOICING_PORTAL_URL: 'https://portal.example.test',
   };
+}
+
+/**
+ * An API node whose e-mails the workers send (INVOICING_IN_PROCESS_WORKER=false: a create
+ * attempts nothing after its commit), mailing through `smtpUrl`, with the test delivery settings.
+ */
+export function buildWorkerNode(smtpUrl: string, options: Omit<TestAppOptions, 'env' | 'notifications'> = {}): Promise<TestApp> {
+  return buildTestApp({ ...options, env: { ...appEnv(smtpUrl), INVOICING_IN_PROCESS_WORKER: 'false' }, notifications: FAST_NOTIFICATIONS });
 }
 
 export const ORG1_INN = '7707083893';

@@ -5,8 +5,8 @@
  * e-mail exactly once and the document follows (sent_count, buyer_status `sent`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
-import { appEnv, doc, FAST_NOTIFICATIONS, get, mailTo, post, recipients, sleep } from './api-helpers.js';
+import type { TestApp } from '../../helpers/app.js';
+import { buildWorkerNode, doc, get, mailTo, post, recipients, sleep } from './api-helpers.js';
 import { startSmtpServer, waitFor, type TestSmtpServer } from './smtp-helpers.js';
 
 describe('notifications on an API node whose background work runs in `invoicing worker`', () => {
@@ -15,7 +15,7 @@ describe('notifications on an API node whose background work runs in `invoicing 
 
   beforeAll(async () => {
     server = await startSmtpServer();
-    t = await buildTestApp({ env: { ...appEnv(server.url), INVOICING_IN_PROCESS_WORKER: 'false' }, notifications: FAST_NOTIFICATIONS });
+    t = await buildWorkerNode(server.url);
   });
   afterAll(async () => {
     await t?.close();

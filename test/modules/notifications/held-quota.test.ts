@@ -10,10 +10,10 @@ import { openDatabase, type DatabaseHandle } from '../../../src/db/database.js';
 import { BLOCK_MAX, blockSize, HeldQuota, IDLE_MS, type HeldTake } from '../../../src/modules/notifications/held-quota.js';
 import { reservedOn, reserveEmails, utcDay } from '../../../src/modules/notifications/quota.js';
 import { systemClock, type Clock } from '../../../src/shared/clock.js';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import type { TestApp } from '../../helpers/app.js';
 import { createTestDb, usingPostgres, type TestDatabase } from '../../helpers/db.js';
 import { bootstrapFixture } from '../../helpers/fixtures.js';
-import { appEnv, doc, post, recipients } from './api-helpers.js';
+import { buildWorkerNode, doc, post, recipients } from './api-helpers.js';
 
 const failed: unknown[] = [];
 const onError = (err: unknown): void => void failed.push(err);
@@ -157,13 +157,12 @@ describe.skipIf(!usingPostgres())('e-mailed creates on two API nodes with held e
   let b: TestApp;
   const bootstrap = bootstrapFixture();
   bootstrap.tariffs.basic.emails_per_day = 100_000;
-  const env = { ...appEnv('smtp://127.0.0.1:9'), INVOICING_IN_PROCESS_WORKER: 'false' };
 
   beforeAll(async () => {
     db = await createTestDb();
-    a = await buildTestApp({ env, bootstrap, db });
+    a = await buildWorkerNode('smtp://127.0.0.1:9', { bootstrap, db });
     const node: TestDatabase = { ...openDatabase(db.target), target: db.target, url: db.url, drop: async () => undefined };
-    b = await buildTestApp({ env, bootstrap: null, db: node });
+    b = await buildWorkerNode('smtp://127.0.0.1:9', { bootstrap: null, db: node });
   });
   /** The test closes the nodes itself, to see what they give back. */
   let closedByTest = false;

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OutboxWorker } from '../../../src/modules/notifications/index.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
-import { appEnv, doc, FAST_NOTIFICATIONS, get, mailTo, post, put, recipients, SHARE } from './api-helpers.js';
+import { appEnv, buildWorkerNode, doc, FAST_NOTIFICATIONS, get, mailTo, post, put, recipients, SHARE } from './api-helpers.js';
 import { startSmtpServer, waitFor, type TestSmtpServer } from './smtp-helpers.js';
 
 let server: TestSmtpServer;
@@ -15,7 +15,7 @@ let t: TestApp;
 
 beforeAll(async () => {
   server = await startSmtpServer();
-  t = await buildTestApp({ env: { ...appEnv(server.url), INVOICING_IN_PROCESS_WORKER: 'false' }, notifications: FAST_NOTIFICATIONS });
+  t = await buildWorkerNode(server.url);
 });
 afterAll(async () => {
   await t?.close();
