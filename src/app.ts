@@ -251,7 +251,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.decorate('webhooks', webhooks);
   app.addHook('onClose', async () => webhooks.close());
 
-  const auth = new AuthService(database.db, config.demoToken);
+  // Catalogs, seller references and callers share INVOICING_REFERENCE_CACHE_MB, a third each.
+  const referenceCache = { maxBytes: Math.floor(config.limits.referenceCacheBytes / 3), maxEntryBytes: config.limits.cacheEntryMaxBytes };
+  const auth = new AuthService(database.db, config.demoToken, referenceCache);
   const invoices = new InvoiceService({
     db: database.db,
     clock,
@@ -260,10 +262,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     notifications: notifier.service,
     edo: edo.service,
     revisionsKeep: config.revisionsKeep,
-    detailCacheSize: config.detailCacheSize,
+    readCache: { maxBytes: config.limits.readCacheBytes, maxEntryBytes: config.limits.cacheEntryMaxBytes },
+    referenceCache,
   });
   app.decorate('invoices', invoices);
-  const catalog = new CatalogService(database.db);
+  const catalog = new CatalogService(database.db, referenceCache);
   app.decorate('catalog', catalog);
   await app.register(async (api) => {
     api.decorateRequest('auth', null);

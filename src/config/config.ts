@@ -62,8 +62,6 @@ export interface Config {
   metricsToken: string | null;
   /** INVOICING_REVISIONS_KEEP: previous revisions kept per document (0: all). */
   revisionsKeep: number;
-  /** INVOICING_DETAIL_CACHE_SIZE: documents whose serialized GET response is kept (0: none). */
-  detailCacheSize: number;
   /** From INVOICING_SECRET; when null the service generates one and keeps it in the database. */
   secret: string | null;
   logLevel: string;
@@ -110,6 +108,12 @@ export interface LimitsConfig {
   renderCacheBytes: number;
   /** INVOICING_LINK_RATE_PER_MIN: requests per minute to the pages of one share or portal token. */
   linkRatePerMin: number;
+  /** INVOICING_READ_CACHE_MB: bytes of serialized document responses, list pages and items kept per process; 0 turns them off. */
+  readCacheBytes: number;
+  /** INVOICING_REFERENCE_CACHE_MB: bytes of catalogs, seller references and callers kept per process. */
+  referenceCacheBytes: number;
+  /** INVOICING_CACHE_ENTRY_MAX_KB: a response (or entry) above this is never cached. */
+  cacheEntryMaxBytes: number;
 }
 
 export interface EdoConfig {
@@ -340,9 +344,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     pdfQueueMax: parseInteger(env, 'INVOICING_PDF_QUEUE_MAX', 32, 0, 100_000),
     renderCacheBytes: parseInteger(env, 'INVOICING_RENDER_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
     linkRatePerMin: parseInteger(env, 'INVOICING_LINK_RATE_PER_MIN', 120, 1, 1_000_000),
+    readCacheBytes: parseInteger(env, 'INVOICING_READ_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
+    referenceCacheBytes: parseInteger(env, 'INVOICING_REFERENCE_CACHE_MB', 16, 1, 65_536) * 1024 * 1024,
+    cacheEntryMaxBytes: parseInteger(env, 'INVOICING_CACHE_ENTRY_MAX_KB', 256, 1, 1_048_576) * 1024,
   };
   const revisionsKeep = parseInteger(env, 'INVOICING_REVISIONS_KEEP', 100, 0, 1_000_000);
-  const detailCacheSize = parseInteger(env, 'INVOICING_DETAIL_CACHE_SIZE', 1000, 0, 1_000_000);
   const secret = read(env, 'INVOICING_SECRET') ?? null;
   if (secret !== null && secret.length < 32) {
     throw new ConfigError('INVOICING_SECRET', 'must be at least 32 characters long');
@@ -382,7 +388,6 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     limits,
     metricsToken,
     revisionsKeep,
-    detailCacheSize,
     secret,
     logLevel,
     dataDir,

@@ -136,7 +136,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
 
 /**
  * Three apps on ONE database, as three nodes sharing it: `a` (with its own fresh database) and
- * `b` keep their caches, `rebuild` has them off (`INVOICING_DETAIL_CACHE_SIZE=0`), so every
+ * `b` keep their caches, `rebuild` has them off (`INVOICING_READ_CACHE_MB=0`), so every
  * answer it gives is built afresh. For the tests that a cached answer equals a rebuild and that
  * a change on one node shows on the next read of every node.
  */
@@ -151,7 +151,7 @@ export async function threeNodesOnOneDatabase(): Promise<ThreeNodes> {
   const a = await buildTestApp();
   const node = (): TestDatabase => ({ ...openDatabase(a.db.target), target: a.db.target, url: a.db.url, drop: async () => undefined });
   const b = await buildTestApp({ db: node(), bootstrap: null });
-  const rebuild = await buildTestApp({ db: node(), bootstrap: null, env: { INVOICING_DETAIL_CACHE_SIZE: '0' } });
+  const rebuild = await buildTestApp({ db: node(), bootstrap: null, env: { INVOICING_READ_CACHE_MB: '0' } });
   return {
     a,
     b,

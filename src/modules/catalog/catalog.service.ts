@@ -1,5 +1,7 @@
 /** The reference catalog of the caller's team (spec 2.5), or the sample catalog in demo mode. */
+import type { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/database.js';
+import { byteBoundedCache, stringBytes, type ByteBudget } from '../../shared/byte-cache.js';
 import { labelled, BUYER_STATUSES, SELLER_STATUSES, SERVICE_STATUSES } from '../invoices/index.js';
 import { DEMO_CATALOG_DATA, loadCatalogData, organizationsWithinLimit, type AuthContext, type CatalogData } from '../teams/index.js';
 import { CURRENCIES, INVOICE_DIRECTIONS, UNITS, VAT_RATES } from '../../shared/reference.js';
@@ -52,19 +54,25 @@ export function toCatalogResponse(data: CatalogData, maxOrganizations: number, d
   };
 }
 
-/** Teams whose serialized catalog a node keeps (validated on every read, see getCatalogJson). */
-const CATALOG_CACHE_MAX = 1000;
+/** Default budget of the serialized catalogs a node keeps (validated on every read, see getCatalogJson). */
+const DEFAULT_BUDGET: ByteBudget = { maxBytes: 4 * 1024 * 1024, maxEntryBytes: 256 * 1024 };
 
 export class CatalogService {
-  private readonly serialized = new Map<string, { version: string; json: Buffer }>();
+  /** Per team, bounded by bytes (a share of INVOICING_REFERENCE_CACHE_MB). */
+  private readonly serialized: LRUCache<string, { version: string; json: Buffer }> | null;
   private hits = 0;
   private misses = 0;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    budget: ByteBudget = DEFAULT_BUDGET,
+  ) {
+    this.serialized = byteBoundedCache(budget, (entry) => entry.json.length + stringBytes(entry.version));
+  }
 
   /** The serialized catalogs served from this node's cache and built afresh (tests, diagnostics). */
   cacheStats(): { hits: number; misses: number; size: number } {
-    return { hits: this.hits, misses: this.misses, size: this.serialized.size };
+    return { hits: this.hits, misses: this.misses, size: this.serialized?.size ?? 0 };
   }
 
   /**
@@ -79,7 +87,7 @@ export class CatalogService {
   async getCatalogJson(auth: AuthContext, serialize: (body: CatalogResponse) => string): Promise<string | Buffer> {
     if (auth.mode === 'demo') return serialize(await this.getCatalog(auth));
     const version = `${auth.team.catalog_version}\u0000${auth.tariff.max_organizations}\u0000${auth.team.created_at}`;
-    const hit = this.serialized.get(auth.teamId);
+    const hit = this.serialized?.get(auth.teamId);
     if (hit !== undefined && hit.version === version) {
       this.hits += 1;
       return hit.json;
@@ -89,9 +97,7 @@ export class CatalogService {
     // than the version it is kept under.
     const data = await loadCatalogData(this.db, auth.teamId);
     const json = Buffer.from(serialize(toCatalogResponse(data, auth.tariff.max_organizations, false)));
-    this.serialized.delete(auth.teamId);
-    this.serialized.set(auth.teamId, { version, json });
-    if (this.serialized.size > CATALOG_CACHE_MAX) this.serialized.delete(this.serialized.keys().next().value as string);
+    this.serialized?.set(auth.teamId, { version, json });
     return json;
   }
 

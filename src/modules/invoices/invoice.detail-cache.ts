@@ -17,7 +17,9 @@
  * no JSON escaping; otherwise the caller serializes afresh (same bytes either way).
  */
 import { randomBytes } from 'node:crypto';
+import type { LRUCache } from 'lru-cache';
 import type { InvoiceRow, ShareLinkRow } from '../../db/types.js';
+import { byteBoundedCache, rowBytes, stringBytes, type ByteBudget } from '../../shared/byte-cache.js';
 import type { EdoSync } from '../edo/index.js';
 
 /** The inputs of one detail response that are not per request. */
@@ -100,8 +102,16 @@ function compose(parts: [Buffer, Buffer, Buffer], host: string, requestId: strin
   return out;
 }
 
+/** What an entry holds in memory: its bytes, the rows it was built from and its EDO state. */
+function entryBytes(entry: Entry): number {
+  let bytes = entry.parts[0].length + entry.parts[1].length + entry.parts[2].length + rowBytes(entry.inputs.row) + stringBytes(entry.edoJson);
+  for (const link of entry.inputs.links) bytes += rowBytes(link);
+  return bytes;
+}
+
 export class DetailCache {
-  private readonly entries = new Map<string, Entry>();
+  /** Bounded by bytes (INVOICING_READ_CACHE_MB); a response above INVOICING_CACHE_ENTRY_MAX_KB is not kept. */
+  private readonly entries: LRUCache<string, Entry> | null;
   /** Random per process, so no document can contain them. */
   readonly hostMark = `h${randomBytes(16).toString('hex')}`;
   readonly idMark = `r${randomBytes(16).toString('hex')}`;
@@ -110,10 +120,12 @@ export class DetailCache {
   /** Hits served by the team's change counter alone, without reading the document (part of `hits`). */
   versionHits = 0;
 
-  constructor(private readonly max: number) {}
+  constructor(budget: ByteBudget) {
+    this.entries = byteBoundedCache(budget, entryBytes);
+  }
 
   get enabled(): boolean {
-    return this.max > 0;
+    return this.entries !== null;
   }
 
   /**
@@ -128,8 +140,7 @@ export class DetailCache {
    */
   lookupByVersion(teamId: string, publicId: string, version: number, caller: DetailCaller, host: string, requestId: string): { json: Buffer; row: InvoiceRow } | null {
     if (!this.splices(host, requestId)) return null;
-    const key = `${teamId}\u0000${publicId}`;
-    const entry = this.entries.get(key);
+    const entry = this.entries?.get(`${teamId}\u0000${publicId}`);
     if (
       entry === undefined ||
       entry.version !== version ||
@@ -143,9 +154,6 @@ export class DetailCache {
     }
     this.hits++;
     this.versionHits++;
-    // Most recently used, as in lookup: a hot document is not the next one evicted.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
     return { json: compose(entry.parts, host, requestId), row: entry.inputs.row };
   }
 
@@ -157,8 +165,7 @@ export class DetailCache {
   /** The cached JSON's UTF-8 bytes for these inputs with the request's host and id, or null (not cached, or any input changed). */
   lookup(inputs: DetailInputs, host: string, requestId: string, version: number | null = null): Buffer | null {
     if (!this.splices(host, requestId)) return null;
-    const key = `${inputs.row.team_id}\u0000${inputs.row.public_id}`;
-    const entry = this.entries.get(key);
+    const entry = this.entries?.get(`${inputs.row.team_id}\u0000${inputs.row.public_id}`);
     if (
       entry === undefined ||
       entry.inputs.keyId !== inputs.keyId ||
@@ -175,8 +182,6 @@ export class DetailCache {
     this.hits++;
     // The rows read after `version` are the entry's: valid at that counter.
     entry.version = version;
-    this.entries.delete(key);
-    this.entries.set(key, entry);
     return compose(entry.parts, host, requestId);
   }
 
@@ -196,37 +201,41 @@ export class DetailCache {
       Buffer.from(`"${json.slice(h + hostMark.length, i)}"`),
       Buffer.from(`"${json.slice(i + idMark.length)}`),
     ];
-    const key = `${inputs.row.team_id}\u0000${inputs.row.public_id}`;
-    this.entries.delete(key);
-    this.entries.set(key, { inputs, edoJson: JSON.stringify(inputs.edo), version, parts });
-    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries?.set(`${inputs.row.team_id}\u0000${inputs.row.public_id}`, { inputs, edoJson: JSON.stringify(inputs.edo), version, parts });
     return compose(parts, host, requestId);
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.entries?.size ?? 0;
+  }
+
+  /** Bytes held now, as counted against the budget. */
+  get sizeBytes(): number {
+    return this.entries?.calculatedSize ?? 0;
   }
 }
 
 /**
- * Serialized list items, one per document (issue 12), validated like the detail: an item is
- * reused only when every column the list read for it (and its buyer share token) and the
- * tariff's external-share right equal those it was serialized from.
+ * Serialized list items, one per document, validated like the detail: an item is reused only
+ * when every column the list read for it (and its buyer share token) and the tariff's
+ * external-share right equal those it was serialized from. Bounded by bytes.
  */
 export class ListItemCache {
   /** Each item's JSON as UTF-8 bytes: a page is put together from them without encoding text again. */
-  private readonly entries = new Map<string, { row: Record<string, unknown>; externalShare: boolean; json: Buffer }>();
+  private readonly entries: LRUCache<string, { row: Record<string, unknown>; externalShare: boolean; json: Buffer }> | null;
   hits = 0;
   misses = 0;
 
-  constructor(private readonly max: number) {}
+  constructor(budget: ByteBudget) {
+    this.entries = byteBoundedCache(budget, (entry) => entry.json.length + rowBytes(entry.row));
+  }
 
   get enabled(): boolean {
-    return this.max > 0;
+    return this.entries !== null;
   }
 
   get(teamId: string, row: Record<string, unknown>, externalShare: boolean): Buffer | null {
-    const entry = this.entries.get(`${teamId}\u0000${String(row.public_id)}`);
+    const entry = this.entries?.get(`${teamId}\u0000${String(row.public_id)}`);
     if (entry === undefined || entry.externalShare !== externalShare || !sameRow(entry.row as never, row as never)) {
       this.misses++;
       return null;
@@ -236,108 +245,84 @@ export class ListItemCache {
   }
 
   set(teamId: string, row: Record<string, unknown>, externalShare: boolean, json: Buffer): void {
-    const key = `${teamId}\u0000${String(row.public_id)}`;
-    this.entries.delete(key);
-    this.entries.set(key, { row, externalShare, json });
-    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries?.set(`${teamId}\u0000${String(row.public_id)}`, { row, externalShare, json });
+  }
+
+  /** Bytes held now, as counted against the budget. */
+  get sizeBytes(): number {
+    return this.entries?.calculatedSize ?? 0;
   }
 }
 
 /**
- * Whole list pages as sent (issue 12), validated by the team's list version: the sum of its
- * change counter, which every write to the team's documents or to their share links moves in
- * the writing transaction (database triggers, migration 2026-11-26T1400_list_versions). The
- * key is everything the page's bytes depend on besides the rows: the team, the tariff's
- * external-share right (items' service status), and the normalized query. The response has no
- * per-request field. The version is read before the page (see teamListState), so an entry is
- * never newer-versioned than its data; a request uses an entry only when the version it read
- * equals the entry's, on this node, whatever other nodes wrote. Never timed.
+ * Whole list pages as sent, validated by the team's list version: the sum of its change
+ * counter, which every write to the team's documents or to their share links moves in the
+ * writing transaction (database triggers, migration 2026-11-26T1400_list_versions). The key is
+ * everything the page's bytes depend on besides the rows: the team, the tariff's external-share
+ * right (items' service status), and the normalized query. The response has no per-request
+ * field. The version is read before the page (see teamListState), so an entry is never
+ * newer-versioned than its data; a request uses an entry only when the version it read equals
+ * the entry's, on this node, whatever other nodes wrote. Never timed.
  *
- * Bounded by entries and by bytes (a page of 50 items is ~30 KB of UTF-8, 200 items ~120 KB).
- * Pages are kept as UTF-8 bytes: a hit is sent without encoding 30 KB of text again.
+ * Bounded by bytes (a page of 50 items is ~30 KB of UTF-8, 200 items ~120 KB). Pages are kept
+ * as UTF-8 bytes: a hit is sent without encoding 30 KB of text again.
  */
 export class ListPageCache {
-  private readonly entries = new Map<string, { version: number; body: Buffer }>();
-  private bytes = 0;
+  private readonly entries: LRUCache<string, { version: number; body: Buffer }> | null;
   hits = 0;
   misses = 0;
 
-  constructor(
-    private readonly maxEntries: number,
-    private readonly maxBytes: number,
-  ) {}
+  constructor(budget: ByteBudget) {
+    this.entries = byteBoundedCache(budget, (entry) => entry.body.length);
+  }
 
   get enabled(): boolean {
-    return this.maxEntries > 0 && this.maxBytes > 0;
+    return this.entries !== null;
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.entries?.size ?? 0;
   }
 
   get sizeBytes(): number {
-    return this.bytes;
+    return this.entries?.calculatedSize ?? 0;
   }
 
   /** The page's UTF-8 bytes when kept at this version (sent as they are: no re-encoding per request). */
   get(key: string, version: number): Buffer | null {
-    const entry = this.entries.get(key);
+    const entry = this.entries?.get(key);
     if (entry === undefined || entry.version !== version) {
       this.misses++;
       return null;
     }
     this.hits++;
-    this.entries.delete(key);
-    this.entries.set(key, entry);
     return entry.body;
   }
 
   set(key: string, version: number, body: Buffer): void {
-    const cost = costOf(key, body);
-    this.remove(key);
-    if (cost > this.maxBytes) return;
-    this.entries.set(key, { version, body });
-    this.bytes += cost;
-    while (this.entries.size > this.maxEntries || this.bytes > this.maxBytes) {
-      this.remove(this.entries.keys().next().value as string);
-    }
+    this.entries?.set(key, { version, body });
   }
-
-  private remove(key: string): void {
-    const entry = this.entries.get(key);
-    if (entry === undefined) return;
-    this.entries.delete(key);
-    this.bytes -= costOf(key, entry.body);
-  }
-}
-
-/** Memory of an entry: the key (V8, up to 2 bytes a character) and the page's bytes. */
-function costOf(key: string, body: Buffer): number {
-  return 2 * key.length + body.length;
 }
 
 /**
  * The exact `total` of a list's filters (without `limit`/`offset`), validated like the pages by
  * the team's list version: paging through one search or date range counts its matches once
- * per version, not once per page. Bounded by entries (a key is at most ~300 characters).
+ * per version, not once per page. Bounded by bytes (an entry is its key and a number).
  */
 export class ListTotalCache {
-  private readonly entries = new Map<string, { version: number; total: number }>();
+  private readonly entries: LRUCache<string, { version: number; total: number }> | null;
 
-  constructor(private readonly max: number) {}
+  constructor(budget: ByteBudget) {
+    this.entries = byteBoundedCache(budget, () => 32);
+  }
 
   get(key: string, version: number): number | undefined {
-    const entry = this.entries.get(key);
+    const entry = this.entries?.get(key);
     if (entry === undefined || entry.version !== version) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, entry);
     return entry.total;
   }
 
   set(key: string, version: number, total: number): void {
-    if (this.max <= 0) return;
-    this.entries.delete(key);
-    this.entries.set(key, { version, total });
-    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries?.set(key, { version, total });
   }
 }

@@ -26,8 +26,11 @@ export interface InvoiceReaderDeps {
   demoPublicId: string;
   demo: DemoDocuments;
   effects: Pick<WriteEffects, 'edoState'>;
-  /** Documents whose serialized GET response is kept (0: off). Default 1,000. */
-  detailCacheSize?: number;
+  /**
+   * The read caches' budget (INVOICING_READ_CACHE_MB, 0: off) and the size above which a
+   * response is not kept (INVOICING_CACHE_ENTRY_MAX_KB). Default 64 MB and 256 KB.
+   */
+  readCache?: ReadCacheBudget;
 }
 
 /** The route's serializers of a list and of one list item. */
@@ -58,9 +61,17 @@ export function viewContextFor(
   };
 }
 
-/** Pages the list-page cache keeps per node, and their memory bound. */
-const LIST_PAGES = 256;
-const LIST_PAGE_BYTES = 16 * 1024 * 1024;
+export interface ReadCacheBudget {
+  maxBytes: number;
+  maxEntryBytes: number;
+}
+
+const DEFAULT_READ_CACHE: ReadCacheBudget = { maxBytes: 64 * 1024 * 1024, maxEntryBytes: 256 * 1024 };
+
+/** A share of the read caches' budget: details get half, list items a quarter, pages 3/16, totals 1/16. */
+function share(budget: ReadCacheBudget, sixteenths: number): ReadCacheBudget {
+  return { maxBytes: Math.floor((budget.maxBytes * sixteenths) / 16), maxEntryBytes: budget.maxEntryBytes };
+}
 
 type ListFilters = repo.ListFilters;
 
@@ -110,14 +121,11 @@ export class InvoiceReader {
     this.onPostgres = dialectOf(deps.db) === 'postgres';
     this.demo = deps.demo;
     this.effects = deps.effects;
-    this.detailCache = new DetailCache(deps.detailCacheSize ?? 1000);
-    // List items are small and many per page: ten per detail entry.
-    this.listItems = new ListItemCache((deps.detailCacheSize ?? 1000) * 10);
-    // Whole pages (validated by the team's list version): 256 pages, at most 16 MB; off with
-    // the detail cache (INVOICING_DETAIL_CACHE_SIZE=0).
-    const pages = (deps.detailCacheSize ?? 1000) > 0 ? LIST_PAGES : 0;
-    this.listPages = new ListPageCache(pages, LIST_PAGE_BYTES);
-    this.listTotals = new ListTotalCache(pages * 4);
+    const budget = deps.readCache ?? DEFAULT_READ_CACHE;
+    this.detailCache = new DetailCache(share(budget, 8));
+    this.listItems = new ListItemCache(share(budget, 4));
+    this.listPages = new ListPageCache(share(budget, 3));
+    this.listTotals = new ListTotalCache(share(budget, 1));
   }
 
   async get(auth: AuthContext, publicId: string, info: RequestInfo): Promise<{ body: InvoiceDetail; etag: string }> {
@@ -136,7 +144,9 @@ export class InvoiceReader {
     versionHits: number;
     misses: number;
     size: number;
+    bytes: number;
     listItemHits: number;
+    listItemBytes: number;
     listPageHits: number;
     listPages: number;
     listPageBytes: number;
@@ -146,7 +156,9 @@ export class InvoiceReader {
       versionHits: this.detailCache.versionHits,
       misses: this.detailCache.misses,
       size: this.detailCache.size,
+      bytes: this.detailCache.sizeBytes,
       listItemHits: this.listItems.hits,
+      listItemBytes: this.listItems.sizeBytes,
       listPageHits: this.listPages.hits,
       listPages: this.listPages.size,
       listPageBytes: this.listPages.sizeBytes,

@@ -24,7 +24,7 @@ import { DemoDocuments } from './invoice.read.js';
 import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
 import { buildInvoiceResponse, etagOf, totalsOf, type ViewContext } from './invoice.view.js';
 import type { DocumentTotals } from './totals.js';
-import { InvoiceReader, viewContextFor, type ListSerializers } from './invoice.reader.js';
+import { InvoiceReader, viewContextFor, type ListSerializers, type ReadCacheBudget } from './invoice.reader.js';
 import type { WriteOutcome } from './invoice.model.js';
 import * as repo from './invoice.repository.js';
 import { SellerReferences } from './seller.js';
@@ -75,11 +75,10 @@ export interface InvoiceServiceDeps {
    * deleted in the update's transaction); 0 keeps every one.
    */
   revisionsKeep?: number;
-  /**
-   * How many documents keep their serialized GET response (invoice.detail-cache.ts); 0 turns
-   * the cache off (every GET builds and serializes afresh). Default 1,000.
-   */
-  detailCacheSize?: number;
+  /** The read caches' byte budget and per-entry threshold (invoice.detail-cache.ts); 0 bytes turns them off. */
+  readCache?: ReadCacheBudget;
+  /** The seller references' byte budget (seller.ts). */
+  referenceCache?: ReadCacheBudget;
 }
 
 const MAX_UPDATE_ATTEMPTS = 5;
@@ -118,7 +117,7 @@ export class InvoiceService {
   private readonly sellers: SellerReferences;
 
   constructor(private readonly deps: InvoiceServiceDeps) {
-    this.sellers = new SellerReferences(deps.db);
+    this.sellers = new SellerReferences(deps.db, deps.referenceCache);
     this.onPostgres = dialectOf(deps.db) === 'postgres';
     this.commits = groupCommitFor(deps.db);
     // A request that died after commit has its e-mails taken over by the worker after the lease.

@@ -3,7 +3,9 @@
  * organizations, must be within the tariff's organization limit, and gets the requisites the
  * payload omits from the organization and its default bank account.
  */
+import type { LRUCache } from 'lru-cache';
 import type { Executor } from '../../db/database.js';
+import { byteBoundedCache, jsonBytes, type ByteBudget } from '../../shared/byte-cache.js';
 import type { BankAccountRow, OrganizationRow } from '../../db/types.js';
 import { ApiError } from '../../shared/errors.js';
 import { listBankAccounts, listOrganizations, organizationsWithinLimit } from '../teams/index.js';
@@ -67,7 +69,7 @@ interface TeamReferences {
 }
 
 /** Teams whose organizations and bank accounts a node keeps (a few hundred bytes each). */
-const SELLER_CACHE_MAX = 1000;
+const DEFAULT_BUDGET: ByteBudget = { maxBytes: 4 * 1024 * 1024, maxEntryBytes: 256 * 1024 };
 
 /**
  * The team's organizations and bank accounts for `resolveSellerFrom`, kept per team under the
@@ -79,15 +81,21 @@ const SELLER_CACHE_MAX = 1000;
  * Saves two reads per create and PUT.
  */
 export class SellerReferences {
-  private readonly teams = new Map<string, TeamReferences>();
+  /** Per team, bounded by bytes (a share of INVOICING_REFERENCE_CACHE_MB). */
+  private readonly teams: LRUCache<string, TeamReferences> | null;
   private hits = 0;
   private misses = 0;
 
-  constructor(private readonly db: Executor) {}
+  constructor(
+    private readonly db: Executor,
+    budget: ByteBudget = DEFAULT_BUDGET,
+  ) {
+    this.teams = byteBoundedCache(budget, (refs) => jsonBytes(refs));
+  }
 
   /** Served from this node's cache and read afresh (tests, diagnostics). */
   stats(): { hits: number; misses: number; size: number } {
-    return { hits: this.hits, misses: this.misses, size: this.teams.size };
+    return { hits: this.hits, misses: this.misses, size: this.teams?.size ?? 0 };
   }
 
   async resolve(
@@ -96,7 +104,7 @@ export class SellerReferences {
     maxOrganizations: number,
   ): Promise<ResolvedSeller> {
     const version = `${team.catalog_version}\u0000${team.created_at}`;
-    let refs = this.teams.get(team.id);
+    let refs = this.teams?.get(team.id);
     if (refs !== undefined && refs.version === version) {
       this.hits += 1;
     } else {
@@ -105,9 +113,7 @@ export class SellerReferences {
       // next request's version differs and they are read again).
       const [organizations, bankAccounts] = await Promise.all([listOrganizations(this.db, team.id), listBankAccounts(this.db, team.id)]);
       refs = { version, organizations: organizations.map((o) => Object.freeze(o)), bankAccounts: bankAccounts.map((b) => Object.freeze(b)) };
-      this.teams.delete(team.id);
-      this.teams.set(team.id, refs);
-      if (this.teams.size > SELLER_CACHE_MAX) this.teams.delete(this.teams.keys().next().value as string);
+      this.teams?.set(team.id, refs);
     }
     return resolveSellerFrom(seller, refs.organizations, refs.bankAccounts, maxOrganizations);
   }

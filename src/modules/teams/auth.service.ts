@@ -11,7 +11,9 @@
  * content is seen), and the lookups of the requests that reach authentication in one turn of
  * the event loop share one statement (`callerLoader`: each still read after its request came).
  */
+import type { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/database.js';
+import { byteBoundedCache, jsonBytes, type ByteBudget } from '../../shared/byte-cache.js';
 import type { TeamRow } from '../../db/types.js';
 import { ApiError } from '../../shared/errors.js';
 import crypto from 'node:crypto';
@@ -82,7 +84,7 @@ interface CachedTeam {
 }
 
 /** Callers a process keeps on SQLite (see CallerCache): one entry per key, tenant and variant in use. */
-const CALLER_CACHE_MAX = 1024;
+const DEFAULT_BUDGET: ByteBudget = { maxBytes: 4 * 1024 * 1024, maxEntryBytes: 64 * 1024 };
 
 /**
  * What `findCaller` answered, kept while the database has not changed at all (SQLite only).
@@ -94,24 +96,29 @@ const CALLER_CACHE_MAX = 1024;
  * the pragma (a read transaction's start, no query): the read is validated by a version read from
  * the database on every request, never kept by time. The version is taken BEFORE the statement,
  * so an entry is never older than the version it is kept under (a commit in between moves the
- * version, and the next request reads afresh). Only found keys are kept, at most
- * CALLER_CACHE_MAX (oldest out first): unknown keys cost their statement as before, so random
+ * version, and the next request reads afresh). Only found keys are kept, within a byte budget
+ * (least recently used out first): unknown keys cost their statement as before, so random
  * keys cannot churn out the real ones. PostgreSQL has no such version: every request reads.
  */
 class CallerCache {
-  private readonly entries = new Map<string, { version: number; caller: CallerRow }>();
+  private readonly entries: LRUCache<string, { version: number; caller: CallerRow }> | null;
 
-  constructor(private readonly dataVersion: () => number) {}
+  constructor(
+    private readonly dataVersion: () => number,
+    budget: ByteBudget,
+  ) {
+    this.entries = byteBoundedCache(budget, (entry) => jsonBytes(entry.caller));
+  }
 
   async find(db: Db, hash: string, tenantId: string | null, withListState: boolean, lookedUp: () => void): Promise<CallerRow | undefined> {
     const version = this.dataVersion();
     const key = `${hash}\u0000${tenantId ?? ''}\u0000${withListState ? 1 : 0}`;
-    const hit = this.entries.get(key);
+    const hit = this.entries?.get(key);
     if (hit !== undefined && hit.version === version) return hit.caller;
     lookedUp();
     const caller = await findCaller(db, hash, tenantId, withListState);
     if (caller === undefined) {
-      this.entries.delete(key);
+      this.entries?.delete(key);
       return undefined;
     }
     // Shared by every request it serves until the next commit: nobody may change it.
@@ -119,9 +126,7 @@ class CallerCache {
     if (caller.team) Object.freeze(caller.team);
     if (caller.tariff) Object.freeze(caller.tariff);
     if (caller.listState) Object.freeze(caller.listState);
-    this.entries.delete(key);
-    this.entries.set(key, { version, caller: Object.freeze(caller) });
-    if (this.entries.size > CALLER_CACHE_MAX) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries?.set(key, { version, caller: Object.freeze(caller) });
     return caller;
   }
 }
@@ -136,10 +141,11 @@ export class AuthService {
   constructor(
     private readonly db: Db,
     demoToken: string,
+    callerCache: ByteBudget = DEFAULT_BUDGET,
   ) {
     this.demoDigest = secretDigest(demoToken);
     const dataVersion = dataVersionOf(db);
-    this.callers = dataVersion === null ? null : new CallerCache(dataVersion);
+    this.callers = dataVersion === null ? null : new CallerCache(dataVersion, callerCache);
   }
 
   /** `want.listState`: read the team's list state with the key (the list and GET detail use it). */
