@@ -84,27 +84,41 @@ export async function teamDocumentCount(db: Executor, teamId: string): Promise<n
  * version BEFORE the page it validates: a write committing between the two then leaves a page
  * newer than its version, which the next request's version no longer matches (never the reverse).
  */
-export async function teamListState(db: Executor, teamId: string): Promise<{ documents: number; version: number }> {
+export async function teamListState(db: Executor, teamId: string): Promise<TeamListState> {
   const row = (await listStateOf(db, { teamId }))[0];
-  return { documents: Number(row?.n ?? 0), version: Number(row?.v ?? 0) };
+  return { documents: Number(row?.n ?? 0), version: Number(row?.v ?? 0), storedBytes: Number(row?.b ?? 0) };
+}
+
+/** A team's counters: documents, list version (the sum of `changes`) and stored bytes (migration 2026-11-29T0900). */
+export interface TeamListState {
+  documents: number;
+  version: number;
+  storedBytes: number;
 }
 
 /**
  * The two sums of `teamListState` as scalar subqueries on the team id `team` (an expression of
  * the outer query), for a caller that reads them inside another statement (authentication's).
  */
-export function teamListStateColumns(team: RawBuilder<unknown> | ReturnType<typeof sql.ref>): { documents: RawBuilder<number>; version: RawBuilder<number> } {
+export function teamListStateColumns(
+  team: RawBuilder<unknown> | ReturnType<typeof sql.ref>,
+): { documents: RawBuilder<number>; version: RawBuilder<number>; storedBytes: RawBuilder<number> } {
   return {
     documents: sql<number>`(select sum(c.documents) from team_document_counts c where c.team_id = ${team})`,
     version: sql<number>`(select sum(c.changes) from team_document_counts c where c.team_id = ${team})`,
+    storedBytes: sql<number>`(select sum(c.stored_bytes) from team_document_counts c where c.team_id = ${team})`,
   };
 }
 
 // Read by every list request: compiled once (prepared-query.ts).
-const listStateOf = preparedQuery<'teamId', { n: number | string | null; v: number | string | null }>((db, p) =>
+const listStateOf = preparedQuery<'teamId', { n: number | string | null; v: number | string | null; b: number | string | null }>((db, p) =>
   db
     .selectFrom('team_document_counts')
-    .select((eb) => [eb.fn.sum<number | string | null>('documents').as('n'), eb.fn.sum<number | string | null>('changes').as('v')])
+    .select((eb) => [
+      eb.fn.sum<number | string | null>('documents').as('n'),
+      eb.fn.sum<number | string | null>('changes').as('v'),
+      eb.fn.sum<number | string | null>('stored_bytes').as('b'),
+    ])
     .where('team_id', '=', p('teamId')),
 );
 

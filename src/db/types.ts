@@ -23,6 +23,8 @@ export interface TariffsTable {
   emails_per_day: number;
   external_share: number;
   max_webhook_endpoints: Generated<number>;
+  /** The stored size of the team's documents and kept revisions may not pass this (migration 2026-11-29T0900). */
+  max_storage_mb: Generated<number>;
   updated_at: string;
 }
 
@@ -238,6 +240,8 @@ export interface TeamDocumentCountsTable {
   documents: number;
   /** The team's list version, summed over shards (migration 2026-11-26T1400_list_versions). */
   changes: Generated<number>;
+  /** Bytes of the team's stored documents and kept revisions, summed over shards (migration 2026-11-29T0900). */
+  stored_bytes: Generated<number>;
 }
 
 /** Documents of a team per month of `date` (`YYYY-MM`), summed over shards. */

@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   seller_org_not_allowed: 403,
   seller_org_over_tariff_limit: 403,
   webhook_endpoints_over_tariff_limit: 403,
+  storage_over_tariff_limit: 403,
   // 404
   document_not_found: 404,
   revision_not_found: 404,
@@ -52,6 +53,7 @@ export const ERROR_STATUS = {
   not_ready: 503,
   render_queue_full: 503,
   shutting_down: 503,
+  service_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -270,7 +270,7 @@ export class InvoiceReader {
     auth: Extract<AuthContext, { mode: 'live' }>,
     filters: ListFilters,
     serialize: ListSerializers,
-    state: { documents: number; version: number },
+    state: { documents: number; version: number; storedBytes: number },
     key: string,
   ): Promise<Buffer> {
     // Another page of the same filters at the same version: its exact total is known.

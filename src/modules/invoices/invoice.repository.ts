@@ -1,7 +1,7 @@
 /** SQL of the documents module. Every function takes the executor first and the team. */
 import { CompiledQuery, sql, type Compilable, type Insertable, type Kysely, type QueryCreator } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import { addDocuments, addDocumentsQuery, pgAddDocumentsQuery, pgAddOneDocumentSql, teamDocumentCount, teamListState, teamMonthDocuments } from '../../db/document-counts.js';
+import { addDocuments, addDocumentsQuery, pgAddDocumentsQuery, pgAddOneDocumentSql, teamDocumentCount, teamListState, teamMonthDocuments, type TeamListState } from '../../db/document-counts.js';
 import { edoJobsExistSql } from '../edo/index.js';
 import { documentEventQuery, pgDocumentEventsInsert, pgDocumentEventsInsertUnnest, type DocumentEventInput } from '../events/index.js';
 import { executeCompiled } from '../../db/direct-execution.js';
@@ -756,7 +756,7 @@ async function dateRangeCount(db: Executor, teamId: string, from: string | undef
 }
 
 /** The team's document count and list version (src/db/document-counts.ts), in one read. */
-export async function listState(db: Executor, teamId: string): Promise<{ documents: number; version: number }> {
+export async function listState(db: Executor, teamId: string): Promise<TeamListState> {
   return teamListState(db, teamId);
 }
 

@@ -45,7 +45,7 @@ function sendWrite(reply: FastifyReply, outcome: WriteOutcome) {
 }
 
 const writeDescription = (what: string) =>
-  `${what} The seller must match an active organization of the team by INN (403 seller_org_not_allowed) within the tariff's organization limit (403 seller_org_over_tariff_limit); seller requisites the payload omits are filled from the organization and its default bank account. Totals are computed in decimal arithmetic, rounded half-up to kopecks per line. 207 means the document is saved and some planned e-mails were not sent. With the demo token nothing is stored (dry-run).`;
+  `${what} The seller must match an active organization of the team by INN (403 seller_org_not_allowed) within the tariff's organization limit (403 seller_org_over_tariff_limit); a write that would take the team's stored documents and revisions past the tariff's max_storage_mb is refused (403 storage_over_tariff_limit, nothing saved); seller requisites the payload omits are filled from the organization and its default bank account. Totals are computed in decimal arithmetic, rounded half-up to kopecks per line. 207 means the document is saved and some planned e-mails were not sent. With the demo token nothing is stored (dry-run).`;
 
 export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService }> = async (app, { invoices }) => {
   app.addSchema(InvoicePayload);
@@ -59,6 +59,8 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
     '/api/v1/invoices',
     {
       validatorCompiler: writeValidatorCompiler,
+      // The team's stored bytes (tariff max_storage_mb) are read with the key, in one statement.
+      config: { readsListState: true },
       schema: {
         operationId: 'createInvoice',
         summary: 'Create an invoice',
@@ -90,6 +92,7 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
     '/api/v1/invoices/:public_id',
     {
       validatorCompiler: writeValidatorCompiler,
+      config: { readsListState: true },
       schema: {
         operationId: 'updateInvoice',
         summary: 'Fully update an invoice',

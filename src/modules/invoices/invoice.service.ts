@@ -297,6 +297,7 @@ export class InvoiceService {
       edo_pending_job: null,
       email_pending: null,
     });
+    await this.refuseOverStorage(auth, row.document);
     const links = newShareLinks(auth.teamId, publicId, invoice.api_recipients, now);
     const items = itemRows(auth.teamId, publicId, prepared);
     // The response is built from these objects rather than from parsing row.document back.
@@ -414,6 +415,8 @@ export class InvoiceService {
     }
     // What its create recorded (an EDO send, e-mails) is written in the update's transaction below.
     const next = invoiceRow(values, { ...lifeOf(current), revision: current.revision + 1, api_updated_at: apiUpdatedAt, edo_pending_job: null, email_pending: null });
+    // The previous document stays as a revision: the new one adds its whole size.
+    await this.refuseOverStorage(auth, next.document);
     const set = extended(values, {
       // An unchanged date is left out of the SET: SQLite then leaves the list index
       // (team_id, date, created_at, public_id) and the month-count trigger alone.
@@ -504,6 +507,22 @@ export class InvoiceService {
     });
     if (result !== 'applied') return result.revision === current.revision ? READ_AGAIN : null;
     return this.outcome(auth, next, links.result, w.info, this.effects.undelivered(next, null), null, { totals: prepared.totals });
+  }
+
+  /**
+   * Tariff `max_storage_mb`: the team's documents and kept revisions (their stored bytes, kept by
+   * database triggers, read with the key) plus this document may not pass it. Checked before the
+   * write, so writes running at the same moment may together pass it by their own sizes (at most
+   * a few documents); nothing is ever saved past it by one write alone.
+   */
+  private async refuseOverStorage(auth: Extract<AuthContext, { mode: 'live' }>, document: string): Promise<void> {
+    const limit = auth.tariff.max_storage_mb * 1024 * 1024;
+    const used = (auth.listState ?? (await repo.listState(this.deps.db, auth.teamId))).storedBytes;
+    const adding = Buffer.byteLength(document);
+    if (used + adding <= limit) return;
+    throw new ApiError('storage_over_tariff_limit', {
+      details: `the team's documents and kept revisions take ${used} bytes; this document (${adding} bytes) would pass the tariff's ${auth.tariff.max_storage_mb} MB; nothing was saved`,
+    });
   }
 
   private async demoWrite(

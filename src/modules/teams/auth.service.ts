@@ -15,6 +15,7 @@ import type { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/database.js';
 import { byteBoundedCache, jsonBytes, type ByteBudget } from '../../shared/byte-cache.js';
 import type { TeamRow } from '../../db/types.js';
+import type { TeamListState } from '../../db/document-counts.js';
 import { ApiError } from '../../shared/errors.js';
 import crypto from 'node:crypto';
 import { secretDigest } from '../../shared/tokens.js';
@@ -52,7 +53,7 @@ export type AuthContext =
        * key when the route asked for it (`authenticate(…, { listState: true })`): before
        * anything the request then reads, so what is built from later reads is never older.
        */
-      listState?: { documents: number; version: number };
+      listState?: TeamListState;
     };
 
 /**

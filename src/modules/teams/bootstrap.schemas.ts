@@ -87,6 +87,7 @@ export const BootstrapTariff = Strict(
     emails_per_day: Type.Optional(Count('E-mails the team may send per day (UTC).')),
     external_share: Type.Optional(Flag('Whether share links may be opened outside the team.')),
     max_webhook_endpoints: Type.Optional(Count('Webhook endpoints the team may have (default 5).')),
+    max_storage_mb: Type.Optional(Type.Integer({ minimum: 1, maximum: 16_777_216, description: 'Megabytes the team\'s documents and kept revisions may take (default 1024); a write past it is refused with 403 storage_over_tariff_limit.' })),
   },
   'A tariff; absent limits take the built-in default tariff value.',
 );

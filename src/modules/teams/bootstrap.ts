@@ -230,6 +230,7 @@ async function applyInTransaction(trx: Executor, input: BootstrapFile, now: stri
         emails_per_day: t.emails_per_day ?? DEFAULT_TARIFF.emails_per_day,
         external_share: t.external_share ?? DEFAULT_TARIFF.external_share,
         max_webhook_endpoints: t.max_webhook_endpoints ?? DEFAULT_TARIFF.max_webhook_endpoints,
+        max_storage_mb: t.max_storage_mb ?? DEFAULT_TARIFF.max_storage_mb,
       },
       now,
     );

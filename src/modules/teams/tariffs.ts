@@ -27,6 +27,8 @@ export interface Tariff {
   external_share: boolean;
   /** Webhook endpoints the team may have; creating one more is refused (403 webhook_endpoints_over_tariff_limit). */
   max_webhook_endpoints: number;
+  /** The stored size of the team's documents and kept revisions; a write past it is refused (403 storage_over_tariff_limit). */
+  max_storage_mb: number;
 }
 
 export const DEFAULT_TARIFF_ID = 'default';
@@ -40,6 +42,7 @@ export const DEFAULT_TARIFF: Readonly<Tariff> = Object.freeze({
   emails_per_day: 1000,
   external_share: true,
   max_webhook_endpoints: 5,
+  max_storage_mb: 1024,
 });
 
 /** The tariff a team works under: its row, or the built-in default when it has none. */
@@ -54,6 +57,7 @@ export function tariffFromRow(row: TariffRow | undefined): Tariff {
     emails_per_day: row.emails_per_day,
     external_share: row.external_share === 1,
     max_webhook_endpoints: row.max_webhook_endpoints,
+    max_storage_mb: row.max_storage_mb,
   };
 }
 
@@ -72,6 +76,7 @@ export function tariffToRow(tariff: Tariff, updatedAt: string): Insertable<Tarif
     emails_per_day: tariff.emails_per_day,
     external_share: tariff.external_share ? 1 : 0,
     max_webhook_endpoints: tariff.max_webhook_endpoints,
+    max_storage_mb: tariff.max_storage_mb,
     updated_at: updatedAt,
   };
 }

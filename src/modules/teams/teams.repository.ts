@@ -1,7 +1,7 @@
 /** Reads of teams, keys and reference data. Every tenant query takes the team. */
 import DataLoader from 'dataloader';
 import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
-import { teamListStateColumns } from '../../db/document-counts.js';
+import { teamListStateColumns, type TeamListState } from '../../db/document-counts.js';
 import { preparedQuery } from '../../db/prepared-query.js';
 import { dialectOf, type Executor } from '../../db/database.js';
 import type {
@@ -45,6 +45,7 @@ const TARIFF_COLUMNS = [
   'emails_per_day',
   'external_share',
   'max_webhook_endpoints',
+  'max_storage_mb',
   'updated_at',
 ] as const satisfies ReadonlyArray<keyof TariffRow>;
 
@@ -92,6 +93,7 @@ type CallerRowRaw = TeamWithTariff & { [C in (typeof KEY_COLUMNS)[number] as `ke
   key__rank: number | string;
   list__documents?: number | string | null;
   list__version?: number | string | null;
+  list__stored?: number | string | null;
 };
 
 /**
@@ -129,7 +131,7 @@ function callerSelect(from: any, tenant: RawBuilder<unknown>, withListState: boo
     .select(sql<number>`(select count(*) from api_keys a where a.team_id = k.team_id and a.active = 1 and a.id < k.id)`.as('key__rank'));
   if (withListState) {
     const list = teamListStateColumns(sql.ref('t.id'));
-    query = query.select([list.documents.as('list__documents'), list.version.as('list__version')]) as unknown as typeof query;
+    query = query.select([list.documents.as('list__documents'), list.version.as('list__version'), list.storedBytes.as('list__stored')]) as unknown as typeof query;
   }
   return query;
 }
@@ -280,7 +282,7 @@ export interface CallerRow {
   team: TeamRow | undefined;
   tariff: TariffRow | undefined;
   /** The team's document count and list version, when asked for and the team exists. */
-  listState: { documents: number; version: number } | undefined;
+  listState: TeamListState | undefined;
 }
 
 /**
@@ -330,7 +332,9 @@ export async function findCaller(db: Executor, hash: string, tenantId: string | 
   const found = team !== undefined;
   // PostgreSQL answers sum() as numeric text and count(*) as bigint.
   const listState =
-    found && withListState ? { documents: Number(row.list__documents ?? 0), version: Number(row.list__version ?? 0) } : undefined;
+    found && withListState
+      ? { documents: Number(row.list__documents ?? 0), version: Number(row.list__version ?? 0), storedBytes: Number(row.list__stored ?? 0) }
+      : undefined;
   return { key, rank: Number(row.key__rank), team, tariff, listState };
 }
 
