@@ -264,6 +264,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     revisionsKeep: config.revisionsKeep,
     readCache: { maxBytes: config.limits.readCacheBytes, maxEntryBytes: config.limits.cacheEntryMaxBytes },
     referenceCache,
+    heavyReads: database.readThreads ?? null,
   });
   app.decorate('invoices', invoices);
   const catalog = new CatalogService(database.db, referenceCache);

@@ -25,6 +25,7 @@ import { useNamedStatements } from './pg-statements.js';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 import type { WriteLock } from './write-lock.js';
 import { TwoConnectionSqliteDriver } from './sqlite-driver.js';
+import { openReadThreads, type ReadThreads, type ReadThreadsOptions } from './read-threads.js';
 
 export type Db = Kysely<Database>;
 export type Executor = Kysely<Database> | Transaction<Database>;
@@ -55,6 +56,11 @@ export interface DatabaseHandle {
   statements?: SqliteStatementCache | null;
   /** SQLite with `backgroundCheckpoints`: the thread that checkpoints the WAL (wal-checkpointer.ts). */
   checkpointer?: WalCheckpointer | null;
+  /**
+   * SQLite file: the threads that run the reads whose cost a caller controls (searches, deep
+   * pages; read-threads.ts), off the event loop. Null on PostgreSQL and for `:memory:`.
+   */
+  readThreads?: ReadThreads | null;
   close(): Promise<void>;
 }
 
@@ -72,6 +78,8 @@ export interface OpenOptions {
    * SQLite's busy handler, holding its event loop.
    */
   writeLock?: WriteLock;
+  /** SQLite file: the reading threads' bounds (read-threads.ts); their defaults otherwise. */
+  readThreads?: ReadThreadsOptions;
 }
 
 /** Statements kept per SQLite connection: the service's distinct SQL texts fit with room. */
@@ -155,13 +163,17 @@ export function openDatabase(target: DatabaseTarget, options: OpenOptions = {}):
     // The group commit runs its statements straight on this cache (direct-execution.ts).
     useStatementCache(db, statements);
     const checkpointer = options.backgroundCheckpoints && target.file !== ':memory:' ? startWalCheckpointer(sqlite, target.file) : null;
+    // Threads start on the first heavy read only: commands that never search start none.
+    const readThreads = target.file !== ':memory:' ? openReadThreads(target.file, options.readThreads) : null;
     return {
       db,
       dialect: 'sqlite',
       statements,
       checkpointer,
+      readThreads,
       close: async () => {
-        // The thread's connection first: the last connection to close checkpoints and removes the WAL.
+        // The threads' connections first: the last connection to close checkpoints and removes the WAL.
+        await readThreads?.close();
         await checkpointer?.stop();
         await db.destroy();
       },

@@ -4,6 +4,7 @@
  * Split from invoice.service.ts along the read/write seam; the service delegates to it.
  */
 import { dialectOf, type Db } from '../../db/database.js';
+import type { ReadThreads } from '../../db/read-threads.js';
 import { ApiError } from '../../shared/errors.js';
 import type { Clock } from '../../shared/clock.js';
 import type { EdoSync } from '../edo/index.js';
@@ -31,6 +32,8 @@ export interface InvoiceReaderDeps {
    * response is not kept (INVOICING_CACHE_ENTRY_MAX_KB). Default 64 MB and 256 KB.
    */
   readCache?: ReadCacheBudget;
+  /** SQLite: the threads that run searches and deep pages (src/db/read-threads.ts); null runs them here. */
+  heavyReads?: ReadThreads | null;
 }
 
 /** The route's serializers of a list and of one list item. */
@@ -60,6 +63,12 @@ export function viewContextFor(
     ...(demoGuids ? { demo: { guids: demoGuids } } : {}),
   };
 }
+
+/**
+ * Pages at most this deep are read on the event loop: the list index walked to an offset of
+ * 1,000 costs well under a millisecond; deeper ones go to the reading threads.
+ */
+const HEAVY_OFFSET = 1_000;
 
 export interface ReadCacheBudget {
   maxBytes: number;
@@ -276,7 +285,7 @@ export class InvoiceReader {
     // Another page of the same filters at the same version: its exact total is known.
     const totalKey = pageKey(auth.teamId, false, { ...filters, limit: 0, offset: 0 });
     const total = this.listTotals.get(totalKey, state.version);
-    const page = await repo.listInvoices(this.deps.db, auth.teamId, filters, { documents: state.documents, total });
+    const page = await this.readList(auth.teamId, filters, { documents: state.documents, total });
     if (total === undefined) this.listTotals.set(totalKey, state.version, page.total);
     const built = this.buildListJson(auth, filters, serialize, page);
     const body = typeof built === 'string' ? Buffer.from(built) : built;
@@ -334,7 +343,20 @@ export class InvoiceReader {
   }
 
   private listRows(teamId: string, filters: ListFilters): Promise<{ rows: repo.InvoiceListRow[]; total: number }> {
-    return repo.listInvoices(this.deps.db, teamId, filters);
+    return this.readList(teamId, filters);
+  }
+
+  /**
+   * A page and its total. A search (`q`) or a deep page (`offset` past HEAVY_OFFSET) may walk many
+   * rows: with reading threads (SQLite, src/db/read-threads.ts) it runs there, off the event loop,
+   * within the team's share of them.
+   */
+  private readList(teamId: string, filters: ListFilters, known: Parameters<typeof repo.listInvoices>[3] = {}): Promise<{ rows: repo.InvoiceListRow[]; total: number }> {
+    const threads = this.deps.heavyReads;
+    if (threads && (filters.q !== undefined || filters.offset > HEAVY_OFFSET)) {
+      return threads.forTeam(teamId, (db) => repo.listInvoices(db, teamId, filters, known));
+    }
+    return repo.listInvoices(this.deps.db, teamId, filters, known);
   }
 
   /** A page of the previous revisions, newest first, without their documents. */

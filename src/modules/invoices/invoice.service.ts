@@ -4,6 +4,7 @@
  */
 import type { Transaction } from 'kysely';
 import { dialectOf, type Db } from '../../db/database.js';
+import type { ReadThreads } from '../../db/read-threads.js';
 import { isServerError, isUniqueViolation } from '../../db/errors.js';
 import { groupCommitFor, type GroupCommit } from '../../db/group-commit.js';
 import type { Database, InvoiceRevisionRow, InvoiceRow, ShareLinkRow } from '../../db/types.js';
@@ -77,6 +78,8 @@ export interface InvoiceServiceDeps {
   revisionsKeep?: number;
   /** The read caches' byte budget and per-entry threshold (invoice.detail-cache.ts); 0 bytes turns them off. */
   readCache?: ReadCacheBudget;
+  /** SQLite: the threads that run searches and deep pages (src/db/read-threads.ts). */
+  heavyReads?: ReadThreads | null;
   /** The seller references' byte budget (seller.ts). */
   referenceCache?: ReadCacheBudget;
 }
