@@ -72,7 +72,7 @@ let seeding: Promise<{ templateId: string }> | null = null;
  * already holds more than BENCH_DOCS documents (a database seeded by an earlier run, given
  * as DATABASE_URL, reused: bench/seed.ts writes the same documents for the same BENCH_DOCS).
  */
-function ensureSeeded(ctx: BenchContext): Promise<{ templateId: string }> {
+export function ensureSeededVolume(ctx: BenchContext): Promise<{ templateId: string }> {
   seeding ??= (async () => {
     const templateId = await ensureTemplate(ctx);
     const handle = openDatabase(loadConfig({ DATABASE_URL: ctx.databaseUrl }).database);
@@ -119,7 +119,7 @@ function listScenario(name: string, query: string): Scenario {
     method: 'GET',
     path: `/api/v1/invoices?${query}`,
     setup: async (ctx) => {
-      await ensureSeeded(ctx);
+      await ensureSeededVolume(ctx);
       scenario.headers = { 'x-api-key': ctx.apiKey };
     },
   };
@@ -141,7 +141,7 @@ function uncachedListScenario(name: string, query: string): Scenario {
     method: 'GET',
     path: `${prefix}limit=45..55&offset=0..36`,
     setup: async (ctx) => {
-      await ensureSeeded(ctx);
+      await ensureSeededVolume(ctx);
       scenario.headers = { 'x-api-key': ctx.apiKey };
     },
     requests: () => [
@@ -162,7 +162,7 @@ const getOne: Scenario = {
   method: 'GET',
   path: '/api/v1/invoices/{id}',
   setup: async (ctx) => {
-    const { templateId } = await ensureSeeded(ctx);
+    const { templateId } = await ensureSeededVolume(ctx);
     getOne.path = `/api/v1/invoices/${templateId}`;
     getOne.headers = { 'x-api-key': ctx.apiKey };
   },
@@ -176,7 +176,7 @@ function createScenario(name: string, number: string, extra: Record<string, unkn
     method: 'POST',
     path: '/api/v1/invoices',
     setup: async (ctx) => {
-      await ensureSeeded(ctx);
+      await ensureSeededVolume(ctx);
       scenario.headers = { 'x-api-key': ctx.apiKey };
       scenario.body = JSON.stringify({ ...documentBody(ctx.sellerInn, number), ...extra });
     },
@@ -217,7 +217,7 @@ function updateScenario(name: string, poolSize: number): Scenario {
     method: 'PUT',
     path: '/api/v1/invoices/{id}',
     setup: async (ctx) => {
-      await ensureSeeded(ctx);
+      await ensureSeededVolume(ctx);
       scenario.headers = { 'x-api-key': ctx.apiKey };
       if (all.length > 0) {
         // A later round (BENCH_ROUNDS): the documents whose answer never came (the run ended
@@ -285,7 +285,7 @@ const readSoak: Scenario = {
   onlyWhenNamed: true,
   durationSec: nonNegativeInt('BENCH_SOAK_SEC', 600),
   setup: async (ctx) => {
-    const { templateId } = await ensureSeeded(ctx);
+    const { templateId } = await ensureSeededVolume(ctx);
     const headers = { 'x-api-key': ctx.apiKey };
     const paths = [
       `/api/v1/invoices/${templateId}`,

@@ -27,6 +27,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { boundsScenarios } from './bounds-scenarios.js';
 import { hostileScenarios } from './hostile-scenarios.js';
 import { ensureTemplate, listScenarios } from './list-scenarios.js';
 import {
@@ -104,6 +105,10 @@ export interface Scenario {
   durationSec?: number;
   /** Runs only when named in BENCH_SCENARIOS. */
   onlyWhenNamed?: boolean;
+  /** Runs right before the measurement (after the warm-up), e.g. to start a load beside it. */
+  before?: (ctx: BenchContext) => Promise<unknown>;
+  /** Runs right after the measurement; what it answers is reported with the row (`extra`). */
+  after?: (ctx: BenchContext) => Promise<Record<string, unknown>>;
 }
 
 const authHeaders = { 'x-api-key': BENCH_KEY };
@@ -117,6 +122,8 @@ export const scenarios: Scenario[] = [
   ...listScenarios,
   // The worst hostile bodies near 5 MB (issue 10): their p99 is the event loop one holds.
   ...hostileScenarios,
+  // Bounds under abuse and faults (bench/bounds-scenarios.ts), when named.
+  ...boundsScenarios,
 ];
 
 interface Row {
@@ -141,6 +148,8 @@ interface Row {
   rss_samples_mb?: number[];
   /** The same samples in detail: what the RSS is made of (kernel's split; V8 heap and external memory from /metrics). */
   memory_samples?: MemorySample[];
+  /** What the scenario's `after` reported (e.g. the event loop's delay over the run). */
+  extra?: Record<string, unknown>;
 }
 
 /** One sample of the service's memory, MB (null where it could not be read). */
@@ -303,6 +312,9 @@ async function main(): Promise<void> {
     INVOICING_BOOTSTRAP_FILE: bootstrapFile(tmp),
     INVOICING_IP_RATE_PER_SEC: '1000000',
     INVOICING_DATA_DIR: path.join(tmp, 'data'),
+    // create-with-dead-webhook registers an endpoint on this machine (bench/bounds-scenarios.ts).
+    INVOICING_WEBHOOK_ALLOW_HTTP: 'true',
+    INVOICING_WEBHOOK_ALLOW_PRIVATE: '127.0.0.1',
     LOG_LEVEL,
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     // Background-job settings pass through, e.g. INVOICING_IN_PROCESS_WORKER=false to measure
@@ -378,9 +390,11 @@ async function main(): Promise<void> {
       // To every process of the service: each API process writes its own snapshot.
       for (const sec of HEAPSNAPSHOT_AT) timers.push(setTimeout(() => signalTree(service.pid, 'SIGUSR2'), sec * 1000));
     }
+    await scenario.before?.(ctx);
     const result = await measure(url, scenario, scenario.durationSec ?? DURATION_SEC).finally(() => {
       for (const timer of timers) clearTimeout(timer);
     });
+    const extra = await scenario.after?.(ctx);
     const cpuEnd = scenario.target === 'service' ? cpuMs(service.pid) : null;
     const rssEnd = scenario.target === 'service' ? rssMb(service.pid) : null;
     rows.push({
@@ -401,6 +415,7 @@ async function main(): Promise<void> {
       rss_end_mb: rssEnd,
       ...(rssSamples.length > 0 ? { rss_samples_mb: rssSamples } : {}),
       ...(memorySamples.length > 0 ? { memory_samples: memorySamples.sort((a, b) => a.at_s - b.at_s) } : {}),
+      ...(extra && Object.keys(extra).length > 0 ? { extra } : {}),
     });
     process.stdout.write(`  ${ROUNDS > 1 ? `round ${round}: ` : ''}${scenario.name}: ${Math.round(result.requests.average)} req/s\n`);
   }
@@ -453,6 +468,7 @@ async function main(): Promise<void> {
     ...(summaryTable ? [summaryTable, ''] : []),
     ...rows.filter((r) => r.rss_samples_mb).map((r) => `RSS of the service every ${SAMPLE_SEC} s during ${r.scenario} (MB): ${r.rss_samples_mb?.join(', ')}\n`),
     ...rows.filter((r) => r.memory_samples).map((r) => memoryTable(r.scenario, r.memory_samples ?? [])),
+    ...rows.filter((r) => r.extra).map((r) => `${r.scenario}: ${Object.entries(r.extra ?? {}).map(([k, v]) => `${k} ${String(v)}`).join(', ')}\n`),
   ].join('\n');
   fs.writeFileSync(path.join(RESULTS_DIR, `${stamp}.md`), markdown);
   fs.writeFileSync(path.join(RESULTS_DIR, `${stamp}.json`), `${JSON.stringify({ meta, results: rows, ...(ROUNDS > 1 ? { summary } : {}) }, null, 2)}\n`);
