@@ -3,7 +3,7 @@
  * explicitly; everything it needs (config, database, limiter store, clock) is passed in.
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
-import type { Duplex } from 'node:stream';
+import { Transform, type Duplex } from 'node:stream';
 import type { DestinationStream } from 'pino';
 import pino from 'pino';
 import type { Registry } from 'prom-client';
@@ -37,6 +37,33 @@ import { ApiError } from './shared/errors.js';
 
 /** 5 MB as the spec counts it: 5 × 1024 × 1024 bytes. */
 export const BODY_LIMIT_BYTES = 5_242_880;
+
+/** The published demo token's write body (contract section 7): 256 KB. */
+export const DEMO_BODY_LIMIT_BYTES = 262_144;
+
+function demoTooLarge(): ApiError {
+  return new ApiError('payload_too_large', { details: `with the demo token the body may be at most ${DEMO_BODY_LIMIT_BYTES} bytes (256 KB)` }, { connection: 'close' });
+}
+
+/** Refuses a demo write whose Content-Length passes the demo bound, before any of it is read. */
+function refuseLargeDemoBody(request: FastifyRequest): void {
+  const length = Number(request.headers['content-length'] ?? 0);
+  if (Number.isFinite(length) && length > DEMO_BODY_LIMIT_BYTES) throw demoTooLarge();
+}
+
+/** The body stream, failed with 413 once more than the demo bound has arrived. */
+function limitDemoBody(payload: NodeJS.ReadableStream): NodeJS.ReadableStream {
+  let seen = 0;
+  const limited = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      if (seen > DEMO_BODY_LIMIT_BYTES) callback(demoTooLarge());
+      else callback(null, chunk);
+    },
+  });
+  payload.on('error', (err) => limited.destroy(err));
+  return payload.pipe(limited);
+}
 
 export interface AppDeps {
   config: Config;
@@ -210,6 +237,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const limiter = createRateLimitHooks({
     store: deps.rateLimitStore,
     ipRatePerSec: config.ipRatePerSec,
+    demoRatePerSec: config.demoRatePerSec,
     onRefused: (code) => metrics.rateLimitRefusals.inc({ code }),
     log: app.log,
   });
@@ -286,7 +314,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         throw err;
       }
       await limiter.limitByKeyAndTeam(request, reply);
+      if (request.auth?.mode === 'demo') refuseLargeDemoBody(request);
     });
+    // A demo body sent without Content-Length (chunked) is cut at the same bound while it arrives.
+    api.addHook('preParsing', async (request, _reply, payload) => (request.auth?.mode === 'demo' ? limitDemoBody(payload) : payload));
     await api.register(catalogRoutes, { catalog });
     await api.register(invoiceRoutes, { invoices });
     await api.register(eventRoutes, { db: database.db, retentionDays: config.webhooks.eventRetentionDays });

@@ -49,6 +49,8 @@ export interface Config {
   bootstrapFile: string | null;
   demoToken: string;
   demoPublicId: string;
+  /** INVOICING_DEMO_RATE_PER_SEC: requests a second per client with the published demo token (counted per node). */
+  demoRatePerSec: number;
   ipRatePerSec: number;
   /**
    * INVOICING_TRUST_PROXY: false (the socket address is the client), a hop count N (the client
@@ -332,6 +334,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     throw new ConfigError('INVOICING_DEMO_PUBLIC_ID', 'must be 1-64 characters of A-Z, a-z, 0-9, _ and -');
   }
   const ipRatePerSec = parseInteger(env, 'INVOICING_IP_RATE_PER_SEC', 10, 1, 1_000_000);
+  const demoRatePerSec = parseInteger(env, 'INVOICING_DEMO_RATE_PER_SEC', 2, 1, 1_000_000);
   const trustProxy = parseTrustProxy(env);
   const metricsToken = read(env, 'INVOICING_METRICS_TOKEN') ?? null;
   if (metricsToken !== null && !/^[\x21-\x7e]{16,512}$/.test(metricsToken)) {
@@ -384,6 +387,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     demoToken,
     demoPublicId,
     ipRatePerSec,
+    demoRatePerSec,
     trustProxy,
     limits,
     metricsToken,

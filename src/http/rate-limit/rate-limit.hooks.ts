@@ -17,8 +17,9 @@ import crypto from 'node:crypto';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../shared/errors.js';
 import { formatRateLimit, formatRateLimitPolicy } from './headers.js';
+import { MemoryStore } from './memory-store.js';
 import type { ConsumeResult, LimitRule, LimitState, RateLimitStore } from './rate-limit.types.js';
-import { apiRules, buildConsumeResult, ipRules, windowOf, type RateProfile } from './rules.js';
+import { apiRules, buildConsumeResult, demoRules, ipRules, windowOf, type RateProfile } from './rules.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -36,6 +37,11 @@ declare module 'fastify' {
 export interface RateLimitHooksOptions {
   store: RateLimitStore;
   ipRatePerSec: number;
+  /**
+   * INVOICING_DEMO_RATE_PER_SEC: requests a second per client (IPv6: per /64) with the published
+   * demo token, counted on this node only (a demo request never reaches Redis). Default 2.
+   */
+  demoRatePerSec?: number;
   onRefused?: (code: string) => void;
   log: FastifyBaseLogger;
 }
@@ -47,6 +53,9 @@ const RULES_MAX = 10_000;
 
 export function createRateLimitHooks(options: RateLimitHooksOptions) {
   const { store, ipRatePerSec, onRefused, log } = options;
+  const demoRatePerSec = options.demoRatePerSec ?? 2;
+  /** The demo token's counters: in this process, never the shared store. */
+  const demoStore = new MemoryStore();
   /** Per-IP counters this node saw full: rule key → end of that window (ms). */
   const exhausted = new Map<string, number>();
   /** `RateLimit-Policy` texts by the rules' policies, limits and windows. */
@@ -70,11 +79,13 @@ export function createRateLimitHooks(options: RateLimitHooksOptions) {
     return rule;
   }
 
-  function cachedApiRules(keyId: number, teamId: string, keyRate: RateProfile, teamRate: RateProfile): readonly LimitRule[] {
-    const id = `${keyId}\u0000${teamId}\u0000${keyRate.per_sec}/${keyRate.per_min}/${keyRate.per_day}\u0000${teamRate.per_sec}/${teamRate.per_min}/${teamRate.per_day}`;
+  /** A team key counts on its own counters; a service key on one set per team it acts for. */
+  function cachedApiRules(keyId: number, serviceKey: boolean, teamId: string, keyRate: RateProfile, teamRate: RateProfile): readonly LimitRule[] {
+    const id = `${keyId}\u0000${serviceKey ? 1 : 0}\u0000${teamId}\u0000${keyRate.per_sec}/${keyRate.per_min}/${keyRate.per_day}\u0000${teamRate.per_sec}/${teamRate.per_min}/${teamRate.per_day}`;
     let rules = apiRuleCache.get(id);
     if (rules === undefined) {
-      rules = Object.freeze(apiRules({ keyId: String(keyId), teamId, keyRate, teamRate }).map((rule) => Object.freeze(rule)));
+      const key = serviceKey ? `${keyId}@${teamId}` : String(keyId);
+      rules = Object.freeze(apiRules({ keyId: key, teamId, keyRate, teamRate }).map((rule) => Object.freeze(rule)));
       if (apiRuleCache.size >= RULES_MAX) apiRuleCache.clear();
       apiRuleCache.set(id, rules);
     }
@@ -94,11 +105,11 @@ export function createRateLimitHooks(options: RateLimitHooksOptions) {
     exhausted.set(rule.key, windowOf(rule, nowMs).endMs);
   }
 
-  async function consume(request: FastifyRequest, reply: FastifyReply, rules: LimitRule[], ipRule: LimitRule | null): Promise<void> {
+  async function consume(request: FastifyRequest, reply: FastifyReply, rules: LimitRule[], ipRule: LimitRule | null, on: RateLimitStore = store): Promise<void> {
     const nowMs = Date.now();
     let result: ConsumeResult;
     try {
-      result = await store.consume(rules, nowMs);
+      result = await on.consume(rules, nowMs);
     } catch (err) {
       // The shared store is down: serve rather than refuse everyone (fail open), and say so.
       log.warn({ err }, 'rate-limit store unavailable; request allowed without counting');
@@ -181,8 +192,14 @@ export function createRateLimitHooks(options: RateLimitHooksOptions) {
       request.rateLimitPendingIp = null;
       const auth = request.auth;
       const rules: LimitRule[] = ipRule ? [ipRule] : [];
+      if (auth?.mode === 'demo') {
+        // The published token: its own per-client rate, on this node (docs/security.md).
+        rules.push(...demoRules(request.ip, demoRatePerSec));
+        await consume(request, reply, rules, ipRule, demoStore);
+        return;
+      }
       if (auth) {
-        for (const rule of cachedApiRules(auth.keyId, auth.teamId, auth.tariff.key_rate, auth.tariff.team_rate)) {
+        for (const rule of cachedApiRules(auth.keyId, auth.mode === 'live' && auth.keyKind === 'service', auth.teamId, auth.tariff.key_rate, auth.tariff.team_rate)) {
           rules.push(rule);
         }
       }

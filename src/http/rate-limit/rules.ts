@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import type { ConsumeResult, LimitRule, LimitState } from './rate-limit.types.js';
 
 /** A tariff's rate profile, as in the bootstrap file's `key_rate` / `team_rate`. */
@@ -8,6 +9,7 @@ export interface RateProfile {
 }
 
 export interface ApiRulesInput {
+  /** The key's counters: a service key counts per team it acts for (`key:<id>@<team>`). */
   keyId: number | string;
   teamId: string;
   keyRate: RateProfile;
@@ -20,9 +22,28 @@ const WINDOWS = [
   { suffix: 'day', code: 'per_day', windowSec: 86_400, field: 'per_day' },
 ] as const;
 
-/** The per-IP rule that applies to every route. */
+/**
+ * Whom a per-IP counter counts: an IPv4 address (also when written IPv4-mapped, `::ffff:a.b.c.d`),
+ * or an IPv6 address's /64. One subscriber usually holds a whole /64 and can pick any address in
+ * it, so a counter per exact IPv6 address would give one client 2^64 counters.
+ */
+export function clientOf(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip;
+  const parsed = ipaddr.parse(ip);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
+  return `${v6.parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`;
+}
+
+/** The per-IP rule that applies to every route (an IPv6 client by its /64). */
 export function ipRules(ip: string, perSec: number): LimitRule[] {
-  return [{ policy: 'ip-sec', code: 'ip_per_sec', key: `ip:${ip}`, limit: perSec, windowSec: 1 }];
+  return [{ policy: 'ip-sec', code: 'ip_per_sec', key: `ip:${clientOf(ip)}`, limit: perSec, windowSec: 1 }];
+}
+
+/** The published demo token's own per-IP rule (INVOICING_DEMO_RATE_PER_SEC), counted on this node only. */
+export function demoRules(ip: string, perSec: number): LimitRule[] {
+  return [{ policy: 'demo-sec', code: 'demo_per_sec', key: `demo:${clientOf(ip)}`, limit: perSec, windowSec: 1 }];
 }
 
 /** The six per-key and per-team rules that apply to `/api/v1/*`, key rules first. */
