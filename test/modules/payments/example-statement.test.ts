@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   direction,
@@ -13,9 +14,8 @@ import {
   type MatchCandidate,
   type ParsedStatement,
 } from '../../../src/modules/payments/index.js';
-import { REPO_ROOT } from '../../helpers/process.js';
 
-const FILE = path.join(REPO_ROOT, 'examples/bank-statement-1c.txt');
+const FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../examples/bank-statement-1c.txt');
 
 /** The demo seller «Ромашка»'s issued documents the examples run against. */
 const VECTOR = '7704211201';

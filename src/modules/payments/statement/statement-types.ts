@@ -122,7 +122,7 @@ export const STATEMENT_LIMITS = {
   maxBytes: 5 * 1024 * 1024,
   /** Characters of one line: the longest value plus its key fits many times over. */
   maxLineChars: 64 * 1024,
-  /** Characters of one key: the longest key of the format is 24 (`ПлательщикКорсчет`…); unknown keys get room. */
+  /** Characters of one key: the format's keys have at most about 25 (`ДатаОтсылкиДокументов`); unknown keys get room. */
   maxKeyChars: 200,
   /** Characters of one value: a purpose is at most 210 by the bank standard, a name 160. */
   maxValueChars: 2000,
