@@ -75,6 +75,7 @@ describe('loadConfig overrides', () => {
         INVOICING_DEMO_TOKEN: 'public-demo',
         INVOICING_DEMO_PUBLIC_ID: 'sample-1',
         INVOICING_IP_RATE_PER_SEC: '250',
+        INVOICING_DEMO_RATE_PER_SEC: '3',
         INVOICING_TRUST_PROXY: 'true',
         INVOICING_SECRET: secret,
         LOG_LEVEL: 'warn',
@@ -118,6 +119,7 @@ describe('loadConfig overrides', () => {
       demoToken: 'public-demo',
       demoPublicId: 'sample-1',
       ipRatePerSec: 250,
+      demoRatePerSec: 3,
       trustProxy: 1,
       limits: {
         requestTimeoutMs: 20_000,
@@ -319,6 +321,7 @@ describe('loadConfig refuses bad values with one line naming the variable', () =
     ['INVOICING_TRUST_PROXY', 'maybe'],
     ['INVOICING_IP_RATE_PER_SEC', '0'],
     ['INVOICING_IP_RATE_PER_SEC', '1.5'],
+    ['INVOICING_DEMO_RATE_PER_SEC', '0'],
     ['REDIS_URL', 'http://x'],
     ['REDIS_URL', 'nope'],
     ['SMTP_URL', 'nope'],

@@ -62,7 +62,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const db = options.db ?? (await createTestDb());
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'invoicing-data-'));
   const config: Config = {
-    ...loadConfig({ INVOICING_IP_RATE_PER_SEC: '100000', LOG_LEVEL: 'info', INVOICING_DATA_DIR: dataDir, ...options.env }),
+    ...loadConfig({ INVOICING_IP_RATE_PER_SEC: '100000', INVOICING_DEMO_RATE_PER_SEC: '100000', LOG_LEVEL: 'info', INVOICING_DATA_DIR: dataDir, ...options.env }),
     database: db.target,
   };
   const bootstrap = options.bootstrap === undefined ? bootstrapFixture() : options.bootstrap;
