@@ -31,7 +31,8 @@ sample document and the catalog is a sample catalog.
 **Rate limits.** Per IP on every route; per key and per team on \`/api/v1/*\` with the per-second, per-minute
 and per-day numbers of the team's tariff. Every response carries the IETF \`RateLimit-Policy\` and \`RateLimit\`
 headers, e.g. \`RateLimit-Policy: "key-sec";q=5;w=1\` and \`RateLimit: "key-sec";r=3;t=1\`; a 429 also carries
-\`Retry-After\`.
+\`Retry-After\`. An IPv6 client is counted by its /64. The published demo token has its own rate per client
+(429 code \`demo_per_sec\`, 2 a second by default) and takes write bodies of at most 256 KB.
 
 **Limits.** JSON bodies up to 5 MB (5,242,880 bytes); above: 413 \`payload_too_large\`. Every response carries
 \`X-Request-Id\` (yours when you send a sane one).`;

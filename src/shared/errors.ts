@@ -80,7 +80,7 @@ export const ErrorBody = Type.Object(
     code: Type.Optional(
       Type.String({
         description:
-          '401: api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit (metrics_token_invalid on /metrics). 429: the scope and window that refused, e.g. ip_per_sec, key_per_min, team_per_day, link_per_min.',
+          '401: api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit (metrics_token_invalid on /metrics). 429: the scope and window that refused: ip_per_sec, key_per_sec, key_per_min, key_per_day, team_per_sec, team_per_min, team_per_day, link_per_min, or demo_per_sec (the published demo token\'s own rate).',
       }),
     ),
     details: Type.Optional(

@@ -19,6 +19,7 @@ class ObservedStore implements RateLimitStore {
     for (const rule of rules) this.keys.push(rule.key);
     return this.inner.consume(rules, nowMs);
   }
+  async close(): Promise<void> {}
 }
 
 const DEMO = { 'x-api-key': 'demo-token' };
