@@ -52,6 +52,7 @@ export const ERROR_STATUS = {
   not_ready: 503,
   render_queue_full: 503,
   shutting_down: 503,
+  service_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -47,6 +47,7 @@ const RULES_MAX = 10_000;
 
 export function createRateLimitHooks(options: RateLimitHooksOptions) {
   const { store, ipRatePerSec, onRefused, log } = options;
+  store.reportTo?.(log);
   /** Per-IP counters this node saw full: rule key → end of that window (ms). */
   const exhausted = new Map<string, number>();
   /** `RateLimit-Policy` texts by the rules' policies, limits and windows. */
@@ -100,7 +101,9 @@ export function createRateLimitHooks(options: RateLimitHooksOptions) {
     try {
       result = await store.consume(rules, nowMs);
     } catch (err) {
-      // The shared store is down: serve rather than refuse everyone (fail open), and say so.
+      // A store with no fallback of its own (the primary's counters, src/cluster/) does not answer:
+      // serve rather than refuse everyone (fail open), and say so. Redis has its fallback
+      // (fallback-store.ts), so its failures never come here.
       log.warn({ err }, 'rate-limit store unavailable; request allowed without counting');
       return;
     }
