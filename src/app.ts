@@ -183,6 +183,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   app.server.maxConnections = config.limits.maxConnections;
+  // PostgreSQL: a lost connection or a server that stopped answering is logged, never thrown (src/db/pg-pool.ts).
+  database.onConnectionError?.((err, what) => app.log.warn({ err }, what));
   registerErrorHandling(app);
   // Set when the server starts closing (SIGTERM): see the first onRequest hook below.
   let closing = false;
@@ -246,7 +248,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   await registerOpenApi(app, config);
   const metricsText = deps.exposeMetrics?.(metrics.registry) ?? (() => metrics.registry.metrics());
-  registerOperationsRoutes(app, { database, metrics, metricsText, metricsToken: config.metricsToken });
+  const rateLimitStore = deps.rateLimitStore;
+  registerOperationsRoutes(app, {
+    database,
+    metrics,
+    metricsText,
+    metricsToken: config.metricsToken,
+    redisState: () => rateLimitStore.redisState?.() ?? 'none',
+  });
 
   const bases = { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret: deps.secret };
   // PDFs (share pages, e-mail attachments, EDO sends) render in worker threads, off the event

@@ -13,11 +13,12 @@ import type { App } from './app.js';
 import { buildApp } from './app.js';
 import type { Config } from './config/config.js';
 import { openDatabase, type DatabaseHandle, type OpenOptions } from './db/database.js';
-import { migrateToLatest } from './db/migrator.js';
+import { migrateService } from './db/migrator.js';
 import type { WriteLock } from './db/write-lock.js';
 import { MemoryStore } from './http/rate-limit/memory-store.js';
 import type { RateLimitStore } from './http/rate-limit/rate-limit.types.js';
 import { RedisStore } from './http/rate-limit/redis-store.js';
+import { FallbackRateLimitStore } from './http/rate-limit/fallback-store.js';
 import { ensureSetting, getSetting, importBootstrapFile, seedDemoTeamIfEmpty, type DemoTeam } from './modules/teams/index.js';
 import { systemClock } from './shared/clock.js';
 import { randomToken } from './shared/tokens.js';
@@ -90,11 +91,12 @@ export function createRateLimitStore(config: Config, shared: RateLimitStore | nu
     const store = shared ?? new MemoryStore();
     return { store, close: () => store.close() };
   }
-  // Fail fast when Redis is unreachable so the limiter can fail open instead of stalling requests;
-  // the store times a count out itself (RedisStore `timeoutMs`, 500 ms), not ioredis.
+  // No offline queue: while ioredis reconnects, a count fails at once and the request is counted in
+  // this process (FallbackRateLimitStore); a Redis that stops answering fails a count after the
+  // store's own timeout (RedisStore `timeoutMs`, 500 ms), not ioredis'.
   const redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   redis.on('error', () => undefined);
-  const store = new RedisStore(redis);
+  const store = new FallbackRateLimitStore(new RedisStore(redis));
   return {
     store,
     close: async () => {
@@ -134,7 +136,7 @@ function openServiceDatabase(config: Config, writeLock: WriteLock | null): Datab
 export async function prepareDatabase(baseConfig: Config): Promise<PreparedDatabase> {
   const database = openServiceDatabase(baseConfig, null);
   try {
-    await migrateToLatest(database.db);
+    await migrateService(baseConfig.database, database);
     let demo: DemoTeam | null = null;
     let bootstrapWarnings: string[] = [];
     if (baseConfig.bootstrapFile) {

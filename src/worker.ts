@@ -6,7 +6,7 @@
 import pino from 'pino';
 import type { Config } from './config/config.js';
 import { openDatabase } from './db/database.js';
-import { migrateToLatest } from './db/migrator.js';
+import { migrateService } from './db/migrator.js';
 import { logDestination, loggerOptions } from './http/logging.js';
 import { documentStatusPort, InvoiceService } from './modules/invoices/index.js';
 import { createEdo } from './modules/edo/index.js';
@@ -22,7 +22,8 @@ import { systemClock } from './shared/clock.js';
 export async function runWorker(config: Config): Promise<void> {
   const logger = pino(loggerOptions(config.logLevel), logDestination());
   const database = openDatabase(config.database, { backgroundCheckpoints: config.sqliteCheckpointThread });
-  await migrateToLatest(database.db);
+  database.onConnectionError?.((err, what) => logger.warn({ err }, what));
+  await migrateService(config.database, database);
   const secret = await resolveServiceSecret(database, config);
   const notifier = createNotifications({
     database,

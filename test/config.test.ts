@@ -82,6 +82,9 @@ describe('loadConfig overrides', () => {
         INVOICING_DATA_DIR: '/var/lib/invoicing',
         INVOICING_PG_POOL_SIZE: '4',
         INVOICING_PG_NAMED_STATEMENTS: 'false',
+        INVOICING_PG_CONNECT_TIMEOUT_MS: '2000',
+        INVOICING_PG_STATEMENT_TIMEOUT_MS: '15000',
+        INVOICING_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS: '20000',
         INVOICING_IN_PROCESS_WORKER: 'false',
         INVOICING_REQUEST_TIMEOUT_MS: '20000',
         INVOICING_KEEP_ALIVE_TIMEOUT_MS: '4000',
@@ -108,7 +111,13 @@ describe('loadConfig overrides', () => {
       port: 3000,
       host: '0.0.0.0',
       processes: 3,
-      database: { kind: 'postgres', url: 'postgres://app:pw@db.internal:5432/invoicing', poolSize: 4, namedStatements: false },
+      database: {
+        kind: 'postgres',
+        url: 'postgres://app:pw@db.internal:5432/invoicing',
+        poolSize: 4,
+        namedStatements: false,
+        bounds: { connectTimeoutMs: 2_000, statementTimeoutMs: 15_000, idleInTransactionTimeoutMs: 20_000 },
+      },
       redisUrl: 'redis://cache:6379/0',
       smtpUrl: 'smtp://user:pass@mail.example:587',
       mailFrom: 'billing@example.com',
@@ -195,7 +204,34 @@ describe('loadConfig overrides', () => {
     expect(loadConfig({ DATABASE_URL: 'sqlite:db/x.sqlite' }, CWD).database).toEqual({ kind: 'sqlite', file: path.resolve(CWD, 'db/x.sqlite') });
     expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.sqlite' }, CWD).database).toEqual({ kind: 'sqlite', file: '/tmp/x.sqlite' });
     expect(loadConfig({ DATABASE_URL: 'sqlite:///tmp/x.sqlite' }, CWD).database).toEqual({ kind: 'sqlite', file: '/tmp/x.sqlite' });
-    expect(loadConfig({ DATABASE_URL: 'postgresql://h/db' }, CWD).database).toEqual({ kind: 'postgres', url: 'postgresql://h/db', poolSize: DEFAULT_PG_POOL_SIZE, namedStatements: true });
+    expect(loadConfig({ DATABASE_URL: 'postgresql://h/db' }, CWD).database).toEqual({
+      kind: 'postgres',
+      url: 'postgresql://h/db',
+      poolSize: DEFAULT_PG_POOL_SIZE,
+      namedStatements: true,
+      bounds: { connectTimeoutMs: 5_000, statementTimeoutMs: 30_000, idleInTransactionTimeoutMs: 60_000 },
+    });
+  });
+
+  it('refuses a PostgreSQL bound outside its range in one line naming it, whichever database is named', () => {
+    const cases: Array<[string, string, string]> = [
+      ['INVOICING_PG_CONNECT_TIMEOUT_MS', '99', 'from 100 to 600000'],
+      ['INVOICING_PG_CONNECT_TIMEOUT_MS', '5s', 'from 100 to 600000'],
+      ['INVOICING_PG_STATEMENT_TIMEOUT_MS', '0', 'from 100 to 86400000'],
+      ['INVOICING_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS', '86400001', 'from 100 to 86400000'],
+    ];
+    for (const [name, bad, range] of cases) {
+      for (const url of ['postgres://h/db', 'sqlite:x.sqlite']) {
+        let message = '';
+        try {
+          loadConfig({ DATABASE_URL: url, [name]: bad }, CWD);
+        } catch (err) {
+          expect(err).toBeInstanceOf(ConfigError);
+          message = (err as Error).message;
+        }
+        expect(message).toBe(`Invalid configuration: ${name} must be an integer ${range} (got ${JSON.stringify(bad)})`);
+      }
+    }
   });
 
   it('refuses a bad INVOICING_PG_NAMED_STATEMENTS naming it', () => {

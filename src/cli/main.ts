@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { openDatabase } from '../db/database.js';
-import { migrateToLatest } from '../db/migrator.js';
+import { migrateService } from '../db/migrator.js';
 import { EdoRetryError, retryFailedSync } from '../modules/edo/index.js';
 import { rotateShareLinks } from '../modules/invoices/index.js';
 import { shareUrls } from '../modules/links/index.js';
@@ -61,7 +61,7 @@ function describeSummary(summary: BootstrapSummary): string {
 async function withDatabase<T>(config: Config, work: (db: ReturnType<typeof openDatabase>) => Promise<T>): Promise<T> {
   const database = openDatabase(config.database);
   try {
-    await migrateToLatest(database.db);
+    await migrateService(config.database, database);
     return await work(database);
   } finally {
     await database.close();
@@ -93,7 +93,7 @@ async function run(argv: string[]): Promise<number> {
     case 'migrate': {
       const database = openDatabase(config.database);
       try {
-        const applied = await migrateToLatest(database.db);
+        const applied = await migrateService(config.database, database);
         process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'The database is up to date.\n');
       } finally {
         await database.close();

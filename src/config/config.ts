@@ -6,25 +6,11 @@
 import os from 'node:os';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
-import { parse as parseConnectionString } from 'pg-connection-string';
+import { parseDatabase, postgresIsLocal, type DatabaseTarget } from './database-target.js';
+import { ConfigError, parseBoolean, parseInteger, read, shown, type Env } from './env-values.js';
 
-export type DatabaseTarget =
-  | { kind: 'sqlite'; file: string }
-  | {
-      kind: 'postgres';
-      url: string;
-      /** INVOICING_PG_POOL_SIZE: connections this process keeps to PostgreSQL at most. */
-      poolSize?: number;
-      /** INVOICING_PG_NAMED_STATEMENTS: hot queries as named prepared statements (src/db/pg-statements.ts). */
-      namedStatements?: boolean;
-    };
-
-/**
- * Default of INVOICING_PG_POOL_SIZE. Measured on the 2-core bench machine (docs/performance.md,
- * "PostgreSQL (this session)"): the CPU the database server shares with the node is the limit,
- * not the connections.
- */
-export const DEFAULT_PG_POOL_SIZE = 10;
+export { DEFAULT_PG_BOUNDS, DEFAULT_PG_POOL_SIZE, postgresIsLocal, type DatabaseTarget, type PgBounds } from './database-target.js';
+export { ConfigError } from './env-values.js';
 
 /** INVOICING_PROCESSES=auto: one API process per core the machine offers, at most this many (autoProcesses). */
 export const AUTO_PROCESSES_MAX = 16;
@@ -135,39 +121,6 @@ export interface EdoConfig {
   sandboxDecisionMs: number;
 }
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(`Invalid configuration: ${variable} ${message}`);
-    this.name = 'ConfigError';
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
-/** A value quoted for an error message: JSON escaping keeps the message on one line. */
-function shown(raw: string): string {
-  return JSON.stringify(raw.length > 200 ? `${raw.slice(0, 200)}…` : raw);
-}
-
-function read(env: Env, name: string): string | undefined {
-  const value = env[name];
-  if (value === undefined) return undefined;
-  const trimmed = value.trim();
-  return trimmed === '' ? undefined : trimmed;
-}
-
-function parseInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = read(env, name);
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be an integer from ${min} to ${max} (got ${shown(raw)})`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(name, `must be an integer from ${min} to ${max} (got ${shown(raw)})`);
-  return value;
-}
-
 /** INVOICING_TRUST_PROXY: false | true (1 hop) | N hops | a list of addresses and CIDRs. */
 function parseTrustProxy(env: Env): false | number | string[] {
   const name = 'INVOICING_TRUST_PROXY';
@@ -225,34 +178,6 @@ export function autoProcesses(cores: number, database: DatabaseTarget, pgHost?: 
   return Math.max(1, Math.min(forDatabase, AUTO_PROCESSES_MAX));
 }
 
-/**
- * Whether a PostgreSQL URL names a server on this machine: a Unix socket (a host that is a path,
- * or `?host=/path`), `localhost`, 127.0.0.0/8 or ::1. The host is read by pg-connection-string,
- * the parser node-postgres itself connects with; a URL without one connects where `pgHost` (the
- * environment's PGHOST) says, as node-postgres does, or to `localhost` without it. Any other name
- * or address counts as another machine (an address of this machine's own network interface
- * included: set INVOICING_PROCESSES then); so does a URL it cannot read.
- */
-export function postgresIsLocal(url: string, pgHost?: string): boolean {
-  let host: string;
-  try {
-    host = (parseConnectionString(url).host || pgHost || '').toLowerCase();
-  } catch {
-    return false;
-  }
-  if (host === '' || host.startsWith('/') || host === 'localhost' || host === '::1') return true;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
-function parseBoolean(env: Env, name: string, fallback: boolean): boolean {
-  const raw = read(env, name);
-  if (raw === undefined) return fallback;
-  const lower = raw.toLowerCase();
-  if (['true', '1', 'yes', 'on'].includes(lower)) return true;
-  if (['false', '0', 'no', 'off'].includes(lower)) return false;
-  throw new ConfigError(name, `must be true or false (got ${shown(raw)})`);
-}
-
 /** An absolute http(s) base URL without a trailing slash, query or fragment. */
 function parseBaseUrl(name: string, raw: string): string {
   let url: URL;
@@ -268,27 +193,6 @@ function parseBaseUrl(name: string, raw: string): string {
     throw new ConfigError(name, 'must not carry credentials, a query or a fragment');
   }
   return url.toString().replace(/\/+$/, '');
-}
-
-function parseDatabase(env: Env, cwd: string): DatabaseTarget {
-  const raw = read(env, 'DATABASE_URL') ?? 'sqlite:./data/invoicing.sqlite';
-  // Checked whichever database is named, so a bad value never waits for a switch to PostgreSQL.
-  const poolSize = parseInteger(env, 'INVOICING_PG_POOL_SIZE', DEFAULT_PG_POOL_SIZE, 1, 1_000);
-  const namedStatements = parseBoolean(env, 'INVOICING_PG_NAMED_STATEMENTS', true);
-  if (raw.startsWith('sqlite:')) {
-    const file = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-    if (file === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/invoicing.sqlite');
-    return { kind: 'sqlite', file: file === ':memory:' ? file : path.resolve(cwd, file) };
-  }
-  if (raw.startsWith('postgres://') || raw.startsWith('postgresql://')) {
-    try {
-      new URL(raw);
-    } catch {
-      throw new ConfigError('DATABASE_URL', 'is not a valid postgres:// URL');
-    }
-    return { kind: 'postgres', url: raw, poolSize, namedStatements };
-  }
-  throw new ConfigError('DATABASE_URL', 'must start with sqlite: or postgres://');
 }
 
 function parseUrlWithScheme(env: Env, name: string, schemes: string[]): string | null {

@@ -18,10 +18,11 @@ import {
   type Transaction,
 } from 'kysely';
 import pg from 'pg';
-import { DEFAULT_PG_POOL_SIZE, type DatabaseTarget } from '../config/config.js';
+import { DEFAULT_PG_BOUNDS, DEFAULT_PG_POOL_SIZE, type DatabaseTarget } from '../config/config.js';
 import type { Database } from './types.js';
 import { cachingSqlite, SqliteStatementCache, useDataVersion, useStatementCache } from './statement-cache.js';
 import { useNamedStatements } from './pg-statements.js';
+import { openBoundedPool, type ConnectionErrorListener } from './pg-pool.js';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 import type { WriteLock } from './write-lock.js';
 import { TwoConnectionSqliteDriver } from './sqlite-driver.js';
@@ -61,6 +62,11 @@ export interface DatabaseHandle {
    * pages; read-threads.ts), off the event loop. Null on PostgreSQL and for `:memory:`.
    */
   readThreads?: ReadThreads | null;
+  /**
+   * PostgreSQL: where the failures of connections go from now on (lost, refused, a server that
+   * stopped answering: src/db/pg-pool.ts); the owner of a logger sets it. Never thrown.
+   */
+  onConnectionError?(listener: ConnectionErrorListener): void;
   close(): Promise<void>;
 }
 
@@ -179,13 +185,14 @@ export function openDatabase(target: DatabaseTarget, options: OpenOptions = {}):
       },
     };
   }
-  // INVOICING_PG_POOL_SIZE (docs/deployment.md): the most connections this process holds.
-  const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize ?? DEFAULT_PG_POOL_SIZE });
-  // An idle client's error (e.g. the server restarting) must not crash the process.
-  pool.on('error', () => undefined);
   // The hot queries run as named prepared statements (pg-statements.ts), unless turned off
   // (INVOICING_PG_NAMED_STATEMENTS=false, e.g. behind a transaction pooler that cannot keep them).
-  if (target.namedStatements !== false) pool.on('connect', (client) => useNamedStatements(client));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  const bounded = openBoundedPool({
+    url: target.url,
+    max: target.poolSize ?? DEFAULT_PG_POOL_SIZE,
+    bounds: target.bounds ?? DEFAULT_PG_BOUNDS,
+    ...(target.namedStatements !== false ? { setup: useNamedStatements } : {}),
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: bounded.pool }) });
+  return { db, dialect: 'postgres', onConnectionError: bounded.onConnectionError, close: () => db.destroy() };
 }

@@ -3,7 +3,8 @@
  * Migrations are imported statically so the compiled build needs no file-system scan.
  */
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
-import type { Db } from './database.js';
+import { DEFAULT_PG_BOUNDS, type DatabaseTarget } from '../config/config.js';
+import { openDatabase, type Db, type DatabaseHandle } from './database.js';
 import * as spine from './migrations/2026-11-25T2200_spine.js';
 import * as invoices from './migrations/2026-11-25T2300_invoices.js';
 import * as outbox from './migrations/2026-11-25T2355_outbox.js';
@@ -69,4 +70,22 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * The service's migrations at start-up (`serve`, `worker`, `invoicing migrate`). On PostgreSQL they
+ * run on a connection of their own without the statement bound (INVOICING_PG_STATEMENT_TIMEOUT_MS):
+ * building an index or filling a column on a large table may take longer than any request should,
+ * and a process waiting for another's migration lock waits as long as that migration. Getting the
+ * connection and a server that stops answering stay bounded (src/db/pg-pool.ts).
+ */
+export async function migrateService(target: DatabaseTarget, database: DatabaseHandle): Promise<string[]> {
+  if (target.kind !== 'postgres') return migrateToLatest(database.db);
+  const bounds = { ...(target.bounds ?? DEFAULT_PG_BOUNDS), statementTimeoutMs: 0 };
+  const own = openDatabase({ ...target, poolSize: 1, namedStatements: false, bounds });
+  try {
+    return await migrateToLatest(own.db);
+  } finally {
+    await own.close();
+  }
 }

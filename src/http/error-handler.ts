@@ -4,7 +4,7 @@
  * parsed. A 5xx body carries only `internal_error` and the request id; the detail goes to the log.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseBusy } from '../db/errors.js';
+import { databaseUnavailableReason, isDatabaseBusy } from '../db/errors.js';
 import { ApiError, type ErrorBody } from '../shared/errors.js';
 
 function describeValidation(error: FastifyError): string {
@@ -52,6 +52,8 @@ export function toApiError(error: unknown): ApiError | null {
       { 'retry-after': '1' },
     );
   }
+  const unavailable = databaseUnavailableReason(err);
+  if (unavailable !== null) return serviceUnavailable(unavailable);
   // JSON.parse errors from the body parser carry statusCode 400 and a SyntaxError.
   if (err instanceof SyntaxError && err.statusCode === 400) {
     return new ApiError('invalid_json', { details: `the body is not valid JSON: ${err.message}` });
@@ -60,6 +62,25 @@ export function toApiError(error: unknown): ApiError | null {
     return new ApiError('invalid_request', { details: err.message });
   }
   return null;
+}
+
+/** Retry-After of a request the database could not serve: about one connection attempt's wait away. */
+export const DATABASE_RETRY_AFTER_SEC = 2;
+
+/**
+ * 503 `service_unavailable`: the database could not serve the request now (unreachable, a
+ * statement past its time limit, out of disk: src/db/errors.ts); `reason` says which, and
+ * whether a write may have been stored.
+ */
+export function serviceUnavailable(reason: string): ApiError {
+  return new ApiError(
+    'service_unavailable',
+    {
+      details: `${reason}; retry after Retry-After`,
+      retry_after_sec: DATABASE_RETRY_AFTER_SEC,
+    },
+    { 'retry-after': String(DATABASE_RETRY_AFTER_SEC) },
+  );
 }
 
 /**

@@ -26,7 +26,8 @@ sample document and the catalog is a sample catalog.
 
 **Errors.** Every error has the shape \`{ok:false, error, details?, ...}\` (schema \`ErrorBody\`). 401 bodies carry
 \`error: unauthorized\` and the reason in \`code\`; 429 bodies carry \`error: rate_limited\`, \`code\` (e.g.
-\`key_per_min\`) and \`retry_after_sec\`.
+\`key_per_min\`) and \`retry_after_sec\`. A 503 (\`service_unavailable\` when the database cannot serve the request
+now) carries \`retry_after_sec\` and \`Retry-After\`: repeat the request after it, a write with its \`Idempotency-Key\`.
 
 **Rate limits.** Per IP on every route; per key and per team on \`/api/v1/*\` with the per-second, per-minute
 and per-day numbers of the team's tariff. Every response carries the IETF \`RateLimit-Policy\` and \`RateLimit\`
@@ -74,7 +75,7 @@ type OpenApiObject = {
 
 /**
  * Every response carries the RateLimit headers (the limiter's onSend hook sets them on all
- * responses) and Access-Control-Allow-Origin (app.ts), and a 429 Retry-After: declared here once, for every
+ * responses) and Access-Control-Allow-Origin (app.ts), and a 429's and a 503's Retry-After: declared here once, for every
  * route, as references to `components.headers`, so a new route is described right without
  * anyone remembering to.
  */
@@ -97,7 +98,7 @@ export function declareResponseHeaders(doc: OpenApiObject): OpenApiObject {
           'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
           'Access-Control-Allow-Origin': { $ref: '#/components/headers/Access-Control-Allow-Origin' },
         };
-        if (status === '429') headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+        if (status === '429' || status === '503') headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
         response.headers = headers;
       }
     }

@@ -17,6 +17,19 @@ const Health = Type.Object(
   { description: 'The service is up.' },
 );
 
+const Readiness = Type.Object(
+  {
+    ok: Type.Literal(true, { description: 'Always true.' }),
+    status: Type.Literal('ready', { description: 'Always `ready`: this node serves requests.' }),
+    database: Type.Literal('ok', { description: 'The database answered a query just now (without it the answer is 503 `not_ready`).' }),
+    redis: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('none')], {
+      description:
+        'The shared rate-limit counters: `ok`, Redis answers; `degraded`, Redis does not answer and this process counts the limits on its own until it does (the node stays ready); `none`, no REDIS_URL.',
+    }),
+  },
+  { description: 'The node is ready to serve: the database answers.' },
+);
+
 /** `Authorization: Bearer <token>` against INVOICING_METRICS_TOKEN, compared in constant time. */
 function checkMetricsToken(expected: string, authorization: string | undefined): void {
   const given = /^Bearer\s+(\S{1,1024})\s*$/i.exec(authorization ?? '')?.[1];
@@ -33,6 +46,8 @@ export function registerOperationsRoutes(
     /** The exposition `/metrics` answers: this process's registry, or the whole machine's (src/cluster/). */
     metricsText?: () => Promise<string>;
     metricsToken?: string | null;
+    /** The rate-limit counters in Redis: ok, degraded (counted in the process) or none (no REDIS_URL). */
+    redisState?: () => 'ok' | 'degraded' | 'none';
   },
 ): void {
   app.get(
@@ -56,10 +71,11 @@ export function registerOperationsRoutes(
       schema: {
         operationId: 'getReadiness',
         summary: 'Readiness',
-        description: 'Answers 200 when the database answers a query, 503 `not_ready` otherwise. Needs no key.',
+        description:
+          'Answers 200 when the database answers a query, with the state of the shared rate-limit counters (Redis); 503 `not_ready` when the database does not answer within INVOICING_PG_CONNECT_TIMEOUT_MS (PostgreSQL). Redis not answering does not make the node unready. Needs no key.',
         tags: ['operations'],
         security: NO_SECURITY,
-        response: { 200: Health, ...errorResponses(429, 503) },
+        response: { 200: Readiness, ...errorResponses(429, 503) },
       },
     },
     async (request) => {
@@ -69,7 +85,7 @@ export function registerOperationsRoutes(
         request.log.warn({ err }, 'readiness check failed');
         throw new ApiError('not_ready', { details: 'the database does not answer' });
       }
-      return { ok: true as const, status: 'ready' };
+      return { ok: true as const, status: 'ready' as const, database: 'ok' as const, redis: deps.redisState?.() ?? 'none' };
     },
   );
 

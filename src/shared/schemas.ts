@@ -25,7 +25,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'The JSON body is larger than 5 MB: `payload_too_large`.',
   429: 'Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header).',
   500: 'Internal error: only `internal_error` and `request_id`; the detail is in the service log.',
-  503: 'Not ready: `not_ready`. The database does not answer (`/readyz`), or, on SQLite, a write waited its limit for the write lock while other writes held it: nothing was written; retry after `retry_after_sec` (also the Retry-After header).',
+  503: 'Unavailable for now, with `retry_after_sec` (also the Retry-After header): `service_unavailable`, the database could not serve the request (not reached within INVOICING_PG_CONNECT_TIMEOUT_MS, a statement past its time limit, no disk space left; `details` says whether a write may have been stored); `not_ready`, the database does not answer (`/readyz`) or, on SQLite, a write waited its limit for the write lock while other writes held it (nothing was written); `render_queue_full`, every PDF renderer is busy; `shutting_down`, the server is stopping.',
 };
 
 /** Error responses of a route, by status, each referencing ErrorBody. */

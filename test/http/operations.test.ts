@@ -39,7 +39,8 @@ describe('operations endpoints', () => {
     expect(health.json()).toEqual({ ok: true, status: 'alive' });
     const ready = await t.call({ method: 'GET', url: '/readyz' });
     expect(ready.statusCode).toBe(200);
-    expect(ready.json()).toEqual({ ok: true, status: 'ready' });
+    // The test app counts rate limits in memory: no Redis.
+    expect(ready.json()).toEqual({ ok: true, status: 'ready', database: 'ok', redis: 'none' });
   });
 
   it('exposes request counts by method, route pattern and status in the Prometheus text format', async () => {

@@ -1,7 +1,7 @@
 /**
  * Rate limits through HTTP (spec 8, contract 4): per IP on every route, per key and per team
  * on /api/v1/*, the 429 body and headers, the IETF RateLimit headers on every response,
- * limits shared across instances through Redis, and failing open when Redis is down.
+ * limits shared across instances through Redis, and counting in the process when Redis is down.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../src/http/rate-limit/memory-store.js';
 import type { LimitRule } from '../../src/http/rate-limit/rate-limit.types.js';
 import { RedisStore } from '../../src/http/rate-limit/redis-store.js';
+import { loadConfig } from '../../src/config/config.js';
+import { createRateLimitStore } from '../../src/runtime.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDb, type TestDatabase } from '../helpers/db.js';
 import { ACME_KEY, ACME_KEY_2, bootstrapFixture } from '../helpers/fixtures.js';
@@ -282,37 +284,36 @@ describe.skipIf(!REDIS_URL)('limits shared across instances through Redis', () =
   });
 });
 
-describe('when the Redis store is unreachable', () => {
+describe('when Redis is unreachable', () => {
   let t: TestApp;
-  let redis: Redis;
+  let limiter: ReturnType<typeof createRateLimitStore>;
   beforeAll(async () => {
-    // Nothing listens on port 1; with the offline queue off every command fails at once.
-    redis = new Redis('redis://127.0.0.1:1', {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      lazyConnect: false,
-      retryStrategy: () => 1000,
-    });
-    redis.on('error', () => undefined);
+    // The service's own store (runtime.ts) on a Redis where nothing listens (port 1): every count
+    // fails at once (no offline queue) and is counted in the process instead.
+    limiter = createRateLimitStore({ ...loadConfig({}), redisUrl: 'redis://127.0.0.1:1' });
     t = await buildTestApp({
-      env: { INVOICING_IP_RATE_PER_SEC: '1' },
-      bootstrap: bootstrapFixture({ basicKeyRate: { per_sec: 1, per_min: 1, per_day: 1 } }),
-      rateLimitStore: new RedisStore(redis, { prefix: `test:down:${randomUUID()}:` }),
+      env: { INVOICING_IP_RATE_PER_SEC: '1000' },
+      bootstrap: bootstrapFixture({ basicKeyRate: { per_sec: 1000, per_min: 1000, per_day: 3 } }),
+      rateLimitStore: limiter.store,
     });
   });
   afterAll(async () => {
     await t?.close();
-    redis?.disconnect();
+    await limiter?.close();
   });
 
-  it('fails open: requests are served, and the log says the limiter is down', async () => {
+  it('counts in the process: requests are served at once up to the limit, then refused with 429; /readyz says redis degraded', async () => {
     const started = Date.now();
-    for (let i = 0; i < 5; i++) {
-      expect((await t.call({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
-      expect((await t.call({ method: 'GET', url: CATALOG, headers: { 'x-api-key': ACME_KEY } })).statusCode).toBe(200);
-    }
+    const served = [];
+    for (let i = 0; i < 3; i++) served.push(await t.call({ method: 'GET', url: CATALOG, headers: { 'x-api-key': ACME_KEY } }));
+    expect(served.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    expect(served.map((r) => parseRateLimit(r.headers.ratelimit).get('key-day')?.r)).toEqual([2, 1, 0]);
+    expect429(await t.call({ method: 'GET', url: CATALOG, headers: { 'x-api-key': ACME_KEY } }), 'key_per_day');
     // Failing fast, not waiting on reconnects.
-    expect(Date.now() - started).toBeLessThan(5_000);
-    expect(t.logs.some((l) => l.includes('rate-limit store unavailable'))).toBe(true);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    const ready = await t.call({ method: 'GET', url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toMatchObject({ ok: true, database: 'ok', redis: 'degraded' });
+    expect(t.logs.filter((l) => l.includes('Redis does not answer: rate limits are counted in this process'))).toHaveLength(1);
   });
 });

@@ -56,6 +56,7 @@ export function createRateLimitHooks(options: RateLimitHooksOptions) {
   const demoRatePerSec = options.demoRatePerSec ?? 2;
   /** The demo token's counters: in this process, never the shared store. */
   const demoStore = new MemoryStore();
+  store.reportTo?.(log);
   /** Per-IP counters this node saw full: rule key → end of that window (ms). */
   const exhausted = new Map<string, number>();
   /** `RateLimit-Policy` texts by the rules' policies, limits and windows. */
@@ -111,7 +112,9 @@ export function createRateLimitHooks(options: RateLimitHooksOptions) {
     try {
       result = await on.consume(rules, nowMs);
     } catch (err) {
-      // The shared store is down: serve rather than refuse everyone (fail open), and say so.
+      // A store with no fallback of its own (the primary's counters, src/cluster/) does not answer:
+      // serve rather than refuse everyone (fail open), and say so. Redis has its fallback
+      // (fallback-store.ts), so its failures never come here.
       log.warn({ err }, 'rate-limit store unavailable; request allowed without counting');
       return;
     }

@@ -47,4 +47,17 @@ export interface RateLimitStore {
   /** `nowMs` is passed in (not read from the clock) so tests and callers control time. */
   consume(rules: LimitRule[], nowMs: number): Promise<ConsumeResult>;
   close(): Promise<void>;
+  /**
+   * A store that counts in Redis (fallback-store.ts): `ok`, or `degraded` while this process
+   * counts alone because Redis does not answer. `/readyz` shows it; absent: no Redis (`none`).
+   */
+  redisState?(): 'ok' | 'degraded';
+  /** Where the store says when it changes state (the app's logger). */
+  reportTo?(log: StoreLogger): void;
+}
+
+/** pino-compatible. */
+export interface StoreLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
 }

@@ -14,14 +14,15 @@ export interface RedisStoreOptions {
    */
   expiryGraceMs?: number;
   /**
-   * How long a count waits for Redis's answer before it fails (and the limiter fails open).
+   * How long a count waits for Redis's answer before it fails (and the service counts in the
+   * process instead, FallbackRateLimitStore).
    * Measured as src/shared/reply-timeout.ts does: an answer that came in time while this
    * process's event loop was busy is taken, where ioredis' `commandTimeout` would fail it.
    */
   timeoutMs?: number;
   /**
    * Script calls sent and not yet answered past which the store sends no more and fails the
-   * counts at once (the limiter fails open). A Redis that accepts commands and never answers
+   * counts at once (counted in the process instead). A Redis that accepts commands and never answers
    * leaves every sent call in ioredis' queue, timed-out ones included (ioredis even sends them
    * again on a new connection): this bounds that memory. Sending resumes as soon as Redis
    * answers them or ioredis fails them. Default 256 (each call at most BATCH_MAX counts).
@@ -95,8 +96,8 @@ const BATCH_MAX = 64;
  * asked, so two counts of one key in a batch see each other as two calls would.
  *
  * Errors are not swallowed: when Redis is unreachable, does not answer within `timeoutMs` or
- * the script fails, `consume` rejects (every count of that call) and the caller decides whether
- * to fail open. Set `maxRetriesPerRequest` and `enableOfflineQueue: false` on the connection so
+ * the script fails, `consume` rejects (every count of that call) and the caller decides what then
+ * (the service counts in the process meanwhile: FallbackRateLimitStore). Set `maxRetriesPerRequest` and `enableOfflineQueue: false` on the connection so
  * that rejection comes quickly instead of after ioredis' reconnect retries (and leave its
  * `commandTimeout` unset: see `timeoutMs`).
  *
@@ -160,22 +161,31 @@ export class RedisStore implements RateLimitStore {
       sizes.push(count.keys.length);
       args.push(...count.args);
     }
-    if (this.unanswered >= this.maxUnanswered) {
-      throw new Error(`Redis has not answered ${this.unanswered} rate-limit calls: none is sent until it does`);
-    }
     const command = (this.redis as unknown as ConsumeCommand)[COMMAND];
-    const sent = command.call(this.redis, keys.length, ...keys, batch.length, ...sizes, ...args);
+    const reply = await this.send(() => command.call(this.redis, keys.length, ...keys, batch.length, ...sizes, ...args), 'a rate-limit count');
+    return parseReply(reply, sizes);
+  }
+
+  /**
+   * Resolves when Redis answers a PING within `timeoutMs`, rejects otherwise: how
+   * FallbackRateLimitStore finds Redis back.
+   */
+  async probe(): Promise<void> {
+    await this.send(() => this.redis.ping(), 'a PING');
+  }
+
+  /** Sends a call unless `maxUnanswered` are unanswered, and waits at most `timeoutMs` for its reply. */
+  private send<T>(call: () => Promise<T>, what: string): Promise<T> {
+    if (this.unanswered >= this.maxUnanswered) {
+      return Promise.reject(new Error(`Redis has not answered ${this.unanswered} rate-limit calls: none is sent until it does`));
+    }
+    const sent = call();
     this.unanswered += 1;
     const answered = () => {
       this.unanswered -= 1;
     };
     sent.then(answered, answered);
-    const reply = await withReplyTimeout(
-      sent,
-      this.timeoutMs,
-      () => new Error(`Redis did not answer a rate-limit count within ${this.timeoutMs} ms`),
-    );
-    return parseReply(reply, sizes);
+    return withReplyTimeout(sent, this.timeoutMs, () => new Error(`Redis did not answer ${what} within ${this.timeoutMs} ms`));
   }
 }
 

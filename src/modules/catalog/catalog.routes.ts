@@ -17,7 +17,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ catalog: CatalogService 
           "Organizations (with `within_tariff_limit`), bank accounts, managers and signers of the API key's team, and the enumerated values (currencies, directions, VAT rates, status values with Russian labels, units with OKEI codes). Only the caller's team, ever. With the demo token: a sample catalog.",
         tags: ['reference'],
         security: API_SECURITY,
-        response: { 200: ref(CatalogResponse, 'The catalog of the team.'), ...errorResponses(401, 403, 429, 500) },
+        response: { 200: ref(CatalogResponse, 'The catalog of the team.'), ...errorResponses(401, 403, 429, 500, 503) },
       },
     },
     async (request, reply) => {

@@ -15,12 +15,13 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestInfo } from '../invoices/index.js';
+import { databaseUnavailableReason } from '../../db/errors.js';
 import { ApiError } from '../../shared/errors.js';
 import { renderMessagePage, renderNotFoundPage, renderShareDisabledPage, STATIC_ASSETS, type PostedFields } from './pages/index.js';
 import { RenderQueueFullError } from '../rendering/index.js';
 import { PageError, type PageProblem, type PortalRoute, type RenderedFile, type SharingService } from './sharing.service.js';
 
-/** Seconds a client is asked to wait when the PDF render queue is full. */
+/** Seconds a client is asked to wait when the PDF render queue is full, or the database cannot serve the page now. */
 const RENDER_RETRY_AFTER_SEC = 2;
 
 /** The per-link rate limit (INVOICING_LINK_RATE_PER_MIN), run on every route with a token. */
@@ -178,6 +179,16 @@ async function site(app: FastifyInstance, { service, share, portal, path, limitL
     if (error instanceof ApiError && (error.status === 429 || error.status === 503)) {
       for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
       return reply.code(error.status).send(error.body);
+    }
+    // The database cannot serve the page now (src/db/errors.ts): a page saying so, never a 500.
+    if (databaseUnavailableReason(error) !== null) {
+      request.log.error({ err: error }, 'page failed: the database is unavailable');
+      reply.header('retry-after', String(RENDER_RETRY_AFTER_SEC));
+      return sendPage(
+        reply,
+        503,
+        renderMessagePage({ title: 'Сервис временно недоступен', message: 'Не удалось показать страницу. Попробуйте обновить её через минуту.', assetPrefix: path }),
+      );
     }
     const status = (error as { statusCode?: unknown }).statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {

@@ -20,7 +20,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Db; retentionDays: num
         tags: ['events'],
         security: API_SECURITY,
         querystring: EventsQuery,
-        response: { 200: ref(EventList, 'A page of events.'), ...errorResponses(400, 401, 403, 429) },
+        response: { 200: ref(EventList, 'A page of events.'), ...errorResponses(400, 401, 403, 429, 503) },
       },
     },
     async (request) => {
