@@ -123,6 +123,9 @@ class LockingSqliteDialect extends SqliteDialect {
   }
 }
 
+/** The application_name of the service's PostgreSQL connections (a URL's own `application_name` wins). */
+export const PG_APPLICATION_NAME = 'invoicing';
+
 // PostgreSQL BIGINT (int8) arrives as a string by default; our integer columns fit in a double.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
 
@@ -168,7 +171,9 @@ export function openDatabase(target: DatabaseTarget, options: OpenOptions = {}):
     };
   }
   // INVOICING_PG_POOL_SIZE (docs/deployment.md): the most connections this process holds.
-  const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize ?? DEFAULT_PG_POOL_SIZE });
+  // Every connection of the service carries one application_name: the events feed tells the
+  // service's transactions (possible event writers) from other clients' by it (events.repository.ts).
+  const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize ?? DEFAULT_PG_POOL_SIZE, application_name: PG_APPLICATION_NAME });
   // An idle client's error (e.g. the server restarting) must not crash the process.
   pool.on('error', () => undefined);
   // The hot queries run as named prepared statements (pg-statements.ts), unless turned off
