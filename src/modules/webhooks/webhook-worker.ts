@@ -1,13 +1,8 @@
 /**
  * The webhook side of the outbox workers (API nodes or `invoicing worker`):
  *
- * 1. Fan-out: each enabled endpoint follows the team's events feed with its own cursor. Per pass,
- *    two statements per page of endpoints find those with new events (their cursors, then one
- *    question to the feed for all of them); each of those then gets, in one transaction, its new
- *    events of its types as deliveries (one per endpoint and event, ever) and its cursor moved.
- *    The feed's order is safe against concurrent transactions, so no event is skipped. An
- *    endpoint holding MAX_UNDELIVERED deliveries still to make is paused: its cursor stays, its
- *    events wait in the feed, and the fan-out resumes as the backlog drains.
+ * 1. Fan-out (webhook-fan-out.ts): each enabled endpoint follows the team's events feed with its
+ *    own cursor; new events of its types become deliveries, within its backlog bound.
  * 2. Delivery: `concurrency` attempt slots per worker. Due deliveries are claimed with a lease as
  *    slots free up, fairly across endpoints (at most `endpointConcurrency` under way per endpoint,
  *    every endpoint's first due delivery before any endpoint's second), POSTed signed (Standard
@@ -24,14 +19,15 @@ import type { Clock } from '../../shared/clock.js';
 import { countDelivery } from '../../shared/delivery-metrics.js';
 import { PollingLoop } from '../../shared/polling-loop.js';
 import { randomToken } from '../../shared/tokens.js';
-import { cursorsWithNewEvents, eventsAfter, recordTeamEvent, toPublicEvent } from '../events/index.js';
+import { recordTeamEvent } from '../events/index.js';
 import type { HostResolver } from './host-resolver.js';
 import { postWebhook } from './http-post.js';
 import { signPayload, type SecretBox } from './secrets.js';
 import type { UrlPolicy } from './url-safety.js';
+import { fanOut } from './webhook-fan-out.js';
 import { pruneWebhookHistory, type RetentionResult } from './webhook-retention.js';
 import * as repo from './webhooks.repository.js';
-import { deliveryBody, MAX_UNDELIVERED, type DisabledReason } from './webhooks.service.js';
+import type { DisabledReason } from './webhooks.service.js';
 
 export const RETRY_WINDOW_MS = 3 * 86_400_000;
 
@@ -62,7 +58,6 @@ export interface WebhookWorkerDeps {
   logger?: WorkLogger;
 }
 
-const FANOUT_PAGE = 200;
 /** Retention runs hourly, the first time 1–2 minutes after start (at random: workers started together spread out). */
 const RETENTION_EVERY_MS = 3_600_000;
 const RETENTION_FIRST_MS = 60_000;
@@ -113,14 +108,14 @@ export class WebhookWorker {
 
   /** The background loop's pass: fan-out, then fill the free slots; attempts run on (each frees its slot and wakes the loop). */
   private async tick(): Promise<boolean> {
-    const fan = await this.fanOut();
+    const fan = await fanOut(this.db, this.deps.clock, this.deps.policy.endpointPage);
     await this.fillSlots();
     return fan.more;
   }
 
   /** Fan-out, then fill the free slots and wait for those attempts (tests, CLI). */
   async runOnce(): Promise<{ queued: number; attempted: number; more: boolean }> {
-    const fan = await this.fanOut();
+    const fan = await fanOut(this.db, this.deps.clock, this.deps.policy.endpointPage);
     const started = await this.fillSlots();
     await Promise.all(started);
     return { queued: fan.queued, attempted: started.length, more: fan.more || started.length >= this.deps.policy.concurrency };
@@ -172,78 +167,6 @@ export class WebhookWorker {
       });
     this.running.add(run);
     return run;
-  }
-
-  private async fanOut(): Promise<{ queued: number; more: boolean }> {
-    let queued = 0;
-    let more = false;
-    // Every enabled endpoint of every team, a page at a time (keyset), so none is ever left out.
-    let after: repo.EndpointCursor | null = null;
-    for (;;) {
-      const size = this.deps.policy.endpointPage;
-      const page: repo.EndpointCursor[] = await repo.listEnabledCursors(this.db, after, size);
-      const withNews = await cursorsWithNewEvents(
-        this.db,
-        page.map((e) => ({ teamId: e.team_id, position: { tx: Number(e.cursor_tx), seq: Number(e.cursor_seq) } })),
-      );
-      for (const i of withNews) {
-        const r = await this.fanOutOne(page[i] as repo.EndpointCursor);
-        queued += r.queued;
-        more ||= r.more;
-      }
-      if (page.length < size) return { queued, more };
-      after = page.at(-1) ?? null;
-    }
-  }
-
-  /** One endpoint's new events as deliveries, within its backlog bound, and its cursor moved past them. */
-  private async fanOutOne(seen: repo.EndpointCursor): Promise<{ queued: number; more: boolean }> {
-    const nothing = { queued: 0, more: false };
-    return this.db.transaction().execute(async (trx) => {
-      const endpoint = await repo.lockEndpoint(trx, seen.team_id, seen.id);
-      // Gone, disabled or moved on by another worker since the page was read: nothing to do here.
-      if (!endpoint || endpoint.enabled === 0 || Number(endpoint.cursor_tx) !== Number(seen.cursor_tx) || Number(endpoint.cursor_seq) !== Number(seen.cursor_seq)) {
-        return nothing;
-      }
-      const room = MAX_UNDELIVERED - (await repo.countUndelivered(trx, endpoint.team_id, endpoint.id, MAX_UNDELIVERED));
-      if (room <= 0) return nothing;
-      const cursor = { tx: Number(endpoint.cursor_tx), seq: Number(endpoint.cursor_seq) };
-      const rows = await eventsAfter(trx, endpoint.team_id, cursor, FANOUT_PAGE);
-      const types = JSON.parse(endpoint.events) as string[];
-      const wanted: typeof rows = [];
-      let last: (typeof rows)[number] | null = null;
-      for (const r of rows) {
-        if (types.includes('*') || types.includes(r.type)) {
-          // The backlog is full: the cursor stops before this event, which waits in the feed.
-          if (wanted.length >= room) break;
-          wanted.push(r);
-        }
-        last = r;
-      }
-      if (!last) return nothing;
-      const now = this.deps.clock.now().toISOString();
-      await repo.insertDeliveries(
-        trx,
-        wanted.map((r) => {
-          const event = toPublicEvent(r);
-          return {
-            team_id: endpoint.team_id,
-            id: randomToken(12),
-            endpoint_id: endpoint.id,
-            event_id: event.id,
-            event_type: event.type,
-            body: deliveryBody(event),
-            state: 'pending' as const,
-            attempts: 0,
-            next_attempt_at: now,
-            created_at: now,
-            updated_at: now,
-          };
-        }),
-      );
-      await repo.updateEndpoint(trx, endpoint.team_id, endpoint.id, { cursor_tx: Number(last.tx_id), cursor_seq: Number(last.seq) });
-      return { queued: wanted.length, more: last === rows.at(-1) && rows.length >= FANOUT_PAGE };
-    });
   }
 
   /**

@@ -223,21 +223,20 @@ export class WebhooksService {
     const row = await this.own(auth, id);
     const now = isoNow(this.deps.clock);
     const eventId = `evt_test_${randomToken(12)}`;
-    await this.withinBacklog(row, 1, (trx) => repo.insertDeliveries(trx, [
-      {
-        team_id: row.team_id,
-        id: randomToken(12),
-        endpoint_id: id,
-        event_id: eventId,
-        event_type: 'ping',
-        body: deliveryBody({ type: 'ping', created_at: now, data: { endpoint_id: id } }),
-        state: 'pending',
-        attempts: 0,
-        next_attempt_at: now,
-        created_at: now,
-        updated_at: now,
-      },
-    ]));
+    const ping = {
+      team_id: row.team_id,
+      id: randomToken(12),
+      endpoint_id: id,
+      event_id: eventId,
+      event_type: 'ping',
+      body: deliveryBody({ type: 'ping', created_at: now, data: { endpoint_id: id } }),
+      state: 'pending' as const,
+      attempts: 0,
+      next_attempt_at: now,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.withinBacklog(row, 1, (trx) => repo.insertDeliveries(trx, [ping]));
     this.deps.onQueued?.();
     return { ok: true, event_id: eventId };
   }
