@@ -102,6 +102,8 @@ describe('loadConfig overrides', () => {
         INVOICING_WEBHOOK_TIMEOUT_MS: '5000',
         INVOICING_WEBHOOK_RETRY_BASE_MS: '1000',
         INVOICING_EVENT_RETENTION_DAYS: '7',
+        INVOICING_WEBHOOK_DNS_TIMEOUT_MS: '1500',
+        INVOICING_DELIVERY_RETENTION_DAYS: '14',
         INVOICING_WORKER_METRICS_PORT: '9464',
         INVOICING_PROCESSES: '3',
       },
@@ -158,14 +160,19 @@ describe('loadConfig overrides', () => {
         sandboxDeliveryMs: 2_000,
         sandboxDecisionMs: 10_000,
       },
-      webhooks: { allowHttp: true, allowPrivate: ['10.0.0.0/8', '127.0.0.1', '::1'], timeoutMs: 5000, retryBaseMs: 1000, eventRetentionDays: 7 },
+      webhooks: { allowHttp: true, allowPrivate: ['10.0.0.0/8', '127.0.0.1', '::1'], timeoutMs: 5000, retryBaseMs: 1000, dnsTimeoutMs: 1500, eventRetentionDays: 7 },
       workerMetricsPort: 9464,
+      deliveryRetentionDays: 14,
     });
   });
 
   it('refuses a bad webhook allow list naming the variable', () => {
     expect(() => loadConfig({ INVOICING_WEBHOOK_ALLOW_PRIVATE: '10.0.0.0/8,not-an-ip' }, CWD)).toThrow(/INVOICING_WEBHOOK_ALLOW_PRIVATE/);
     expect(() => loadConfig({ INVOICING_EVENT_RETENTION_DAYS: '0' }, CWD)).toThrow(/INVOICING_EVENT_RETENTION_DAYS/);
+    expect(() => loadConfig({ INVOICING_DELIVERY_RETENTION_DAYS: '0' }, CWD)).toThrow(/^Invalid configuration: INVOICING_DELIVERY_RETENTION_DAYS /);
+    expect(() => loadConfig({ INVOICING_DELIVERY_RETENTION_DAYS: 'month' }, CWD)).toThrow(/INVOICING_DELIVERY_RETENTION_DAYS/);
+    expect(() => loadConfig({ INVOICING_WEBHOOK_DNS_TIMEOUT_MS: '2s' }, CWD)).toThrow(/^Invalid configuration: INVOICING_WEBHOOK_DNS_TIMEOUT_MS /);
+    expect(loadConfig({}, CWD)).toMatchObject({ deliveryRetentionDays: 30, webhooks: { dnsTimeoutMs: 2000 } });
   });
 
   it('takes the EDO variables (an extension of the contract)', () => {

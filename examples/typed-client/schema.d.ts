@@ -272,7 +272,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a webhook endpoint
-         * @description Deletes the endpoint with its deliveries and their history.
+         * @description Deletes the endpoint (nothing more is delivered to it) with its deliveries and their history.
          */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
@@ -315,7 +315,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test ping
-         * @description Queues a signed `ping` delivery (not in the feed); its attempts show in the deliveries list.
+         * @description Queues a signed `ping` delivery (not in the feed); its attempts show in the deliveries list. An endpoint holds at most 1000 deliveries still to make (pending or being attempted): past that, 409 webhook_backlog_full, nothing queued.
          */
         post: operations["testWebhookEndpoint"];
         delete?: never;
@@ -335,7 +335,7 @@ export interface paths {
         put?: never;
         /**
          * Re-send events
-         * @description Queues the chosen events (kept events of the team, by id) for this endpoint again, with a fresh retry window, whatever its event types; unknown ids are skipped and not counted.
+         * @description Queues the chosen events (kept events of the team, by id) for this endpoint again, with a fresh retry window, whatever its event types; unknown ids are skipped and not counted. An endpoint holds at most 1000 deliveries still to make (pending or being attempted): past that, 409 webhook_backlog_full, nothing queued.
          */
         post: operations["replayWebhookEvents"];
         delete?: never;
@@ -557,7 +557,7 @@ export interface webhooks {
         put?: never;
         /**
          * Event webhook_endpoint.disabled
-         * @description An endpoint failed for the whole retry window (3 days) and was disabled. Delivered to endpoints subscribed to `webhook_endpoint.disabled` or `*`; verify the signature before trusting the body (docs/webhooks.md).
+         * @description The service disabled an endpoint: it failed for the whole retry window (3 days), or its signing secret cannot be decrypted. Delivered to endpoints subscribed to `webhook_endpoint.disabled` or `*`; verify the signature before trusting the body (docs/webhooks.md).
          */
         post: operations["webhookWebhookEndpointDisabled"];
         delete?: never;
@@ -597,7 +597,7 @@ export interface components {
              */
             ok: false;
             /** @description Error identifier. `unauthorized` for every 401 and `rate_limited` for every 429 (the reason is in `code`). The list is closed: a new identifier comes with a new API version. */
-            error: "invalid_json" | "invalid_content_type" | "invalid_query" | "invalid_request" | "validation_failed" | "prohibited_field" | "partial_update_not_supported" | "invalid_webhook_url" | "tenant_scope_not_resolved" | "seller_org_not_allowed" | "seller_org_over_tariff_limit" | "webhook_endpoints_over_tariff_limit" | "document_not_found" | "revision_not_found" | "not_found" | "webhook_endpoint_not_found" | "method_not_allowed" | "public_id_conflict" | "public_id_mismatch" | "invalid_status_transition" | "document_locked" | "sending_restricted" | "idempotency_key_reused" | "idempotency_request_in_progress" | "revision_conflict" | "request_timeout" | "payload_too_large" | "rate_limited" | "internal_error" | "not_ready" | "render_queue_full" | "shutting_down" | "unauthorized";
+            error: "invalid_json" | "invalid_content_type" | "invalid_query" | "invalid_request" | "validation_failed" | "prohibited_field" | "partial_update_not_supported" | "invalid_webhook_url" | "tenant_scope_not_resolved" | "seller_org_not_allowed" | "seller_org_over_tariff_limit" | "webhook_endpoints_over_tariff_limit" | "document_not_found" | "revision_not_found" | "not_found" | "webhook_endpoint_not_found" | "method_not_allowed" | "public_id_conflict" | "public_id_mismatch" | "invalid_status_transition" | "document_locked" | "sending_restricted" | "idempotency_key_reused" | "idempotency_request_in_progress" | "revision_conflict" | "webhook_backlog_full" | "request_timeout" | "payload_too_large" | "rate_limited" | "internal_error" | "not_ready" | "render_queue_full" | "shutting_down" | "unauthorized";
             /** @description 401: api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit (metrics_token_invalid on /metrics). 429: the scope and window that refused, e.g. ip_per_sec, key_per_min, team_per_day, link_per_min. */
             code?: string;
             /** @description Human-readable explanation; for field errors, the offending paths (at most 100, see `errors_not_listed`). */
@@ -2339,8 +2339,8 @@ export interface components {
              * @description Creation time (UTC).
              */
             created_at: string;
-            /** @description Why the service disabled the endpoint (`failing_for_3_days`), null otherwise. */
-            disabled_reason: "failing_for_3_days" | null;
+            /** @description Why the service disabled the endpoint, null otherwise: `failing_for_3_days` (every attempt failed for the 3-day retry window), `secret_unreadable` (the signing secret cannot be decrypted after the operator changed INVOICING_SECRET: rotate the secret, then re-enable). */
+            disabled_reason: "failing_for_3_days" | "secret_unreadable" | null;
         };
         /** @description The endpoint and its signing secret (shown once). */
         WebhookEndpointCreated: {
@@ -2962,7 +2962,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict: `public_id_conflict`, `public_id_mismatch`, `invalid_status_transition`, `document_locked`, `sending_restricted`, `idempotency_key_reused`, `idempotency_request_in_progress` or `revision_conflict`. */
+            /** @description Conflict: `public_id_conflict`, `public_id_mismatch`, `invalid_status_transition`, `document_locked`, `sending_restricted`, `idempotency_key_reused`, `idempotency_request_in_progress`, `revision_conflict` or `webhook_backlog_full` (the webhook endpoint already holds 1,000 deliveries still to make). */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3218,7 +3218,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict: `public_id_conflict`, `public_id_mismatch`, `invalid_status_transition`, `document_locked`, `sending_restricted`, `idempotency_key_reused`, `idempotency_request_in_progress` or `revision_conflict`. */
+            /** @description Conflict: `public_id_conflict`, `public_id_mismatch`, `invalid_status_transition`, `document_locked`, `sending_restricted`, `idempotency_key_reused`, `idempotency_request_in_progress`, `revision_conflict` or `webhook_backlog_full` (the webhook endpoint already holds 1,000 deliveries still to make). */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4211,6 +4211,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflict: `public_id_conflict`, `public_id_mismatch`, `invalid_status_transition`, `document_locked`, `sending_restricted`, `idempotency_key_reused`, `idempotency_request_in_progress`, `revision_conflict` or `webhook_backlog_full` (the webhook endpoint already holds 1,000 deliveries still to make). */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
                 headers: {
@@ -4308,6 +4320,18 @@ export interface operations {
             };
             /** @description Not found: `document_not_found` (in demo mode with `demo_public_id`) `webhook_endpoint_not_found` (unknown or another team’s endpoint) or `not_found` for an unknown route. */
             404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict: `public_id_conflict`, `public_id_mismatch`, `invalid_status_transition`, `document_locked`, `sending_restricted`, `idempotency_key_reused`, `idempotency_request_in_progress`, `revision_conflict` or `webhook_backlog_full` (the webhook endpoint already holds 1,000 deliveries still to make). */
+            409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4955,13 +4979,13 @@ export interface operations {
                      * @description When the change happened (the event’s created_at).
                      */
                     timestamp: string;
-                    /** @description An endpoint failed for the whole retry window (3 days) and was disabled. */
+                    /** @description The service disabled an endpoint: it failed for the whole retry window (3 days), or its signing secret cannot be decrypted. */
                     data: {
                         /** @description The endpoint. */
                         endpoint_id: string;
                         /** @description Its URL. */
                         url: string;
-                        /** @description Why it was disabled. */
+                        /** @description Why it was disabled: `failing_for_3_days` or `secret_unreadable` (as the endpoint’s `disabled_reason`). */
                         reason: string;
                     };
                 };

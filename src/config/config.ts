@@ -68,6 +68,11 @@ export interface Config {
   webhooks: WebhookConfig;
   /** INVOICING_WORKER_METRICS_PORT: `invoicing worker` serves /metrics on this port when set. */
   workerMetricsPort: number | null;
+  /**
+   * INVOICING_DELIVERY_RETENTION_DAYS: days webhook deliveries and their attempts, and sent or
+   * failed e-mails (their outbox rows), are kept; the workers' retention passes delete older ones.
+   */
+  deliveryRetentionDays: number;
 }
 
 export interface WebhookConfig {
@@ -79,6 +84,8 @@ export interface WebhookConfig {
   timeoutMs: number;
   /** INVOICING_WEBHOOK_RETRY_BASE_MS: the first retry delay; each next one doubles (with jitter). */
   retryBaseMs: number;
+  /** INVOICING_WEBHOOK_DNS_TIMEOUT_MS: one resolution of an endpoint's host name (saving it, or an attempt). */
+  dnsTimeoutMs: number;
   /** INVOICING_EVENT_RETENTION_DAYS. */
   eventRetentionDays: number;
 }
@@ -271,10 +278,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     allowPrivate: parseCidrList(env, 'INVOICING_WEBHOOK_ALLOW_PRIVATE'),
     timeoutMs: parseInteger(env, 'INVOICING_WEBHOOK_TIMEOUT_MS', 10_000, 100, 300_000),
     retryBaseMs: parseInteger(env, 'INVOICING_WEBHOOK_RETRY_BASE_MS', 30_000, 1, 86_400_000),
+    dnsTimeoutMs: parseInteger(env, 'INVOICING_WEBHOOK_DNS_TIMEOUT_MS', 2_000, 10, 60_000),
     eventRetentionDays: parseInteger(env, 'INVOICING_EVENT_RETENTION_DAYS', 30, 1, 3650),
   };
   const metricsPortRaw = read(env, 'INVOICING_WORKER_METRICS_PORT');
   const workerMetricsPort = metricsPortRaw === undefined ? null : parseInteger(env, 'INVOICING_WORKER_METRICS_PORT', 0, 1, 65535);
+  const deliveryRetentionDays = parseInteger(env, 'INVOICING_DELIVERY_RETENTION_DAYS', 30, 1, 3650);
 
   return {
     port,
@@ -304,6 +313,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     edo,
     webhooks,
     workerMetricsPort,
+    deliveryRetentionDays,
   };
 }
 

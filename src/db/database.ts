@@ -137,6 +137,9 @@ class LockingSqliteDialect extends SqliteDialect {
   }
 }
 
+/** The application_name of the service's PostgreSQL connections (a URL's own `application_name` wins). */
+export { PG_APPLICATION_NAME } from './pg-pool.js';
+
 // PostgreSQL BIGINT (int8) arrives as a string by default; our integer columns fit in a double.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
 

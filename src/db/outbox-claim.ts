@@ -1,7 +1,8 @@
 /**
  * Claiming due outbox rows with a lease: the one outbox statement that differs between the
  * two databases. Either way it is a single UPDATE … RETURNING, so a row is handed to exactly
- * one claimer until its lease lapses.
+ * one claimer until its lease lapses. Webhook deliveries share the lease columns and the
+ * due-condition; their claim, fair across endpoints, is the webhooks module's own.
  *
  * - PostgreSQL: the inner SELECT takes the rows `FOR UPDATE SKIP LOCKED`, so workers running
  *   at the same moment pick disjoint rows instead of queueing behind each other.
@@ -21,14 +22,12 @@ export interface ClaimOutboxOptions {
   /** A token naming the claimer; outcomes are recorded only while it still holds the lease. */
   owner: string;
   limit: number;
-  /** Outbox kinds to claim; ignored for `webhook_deliveries`, which has no kinds. */
+  /** Outbox kinds to claim. */
   kinds: readonly string[];
-  /** The leased table: the outbox (default) or webhook deliveries, which share its lease columns. */
-  table?: 'outbox' | 'webhook_deliveries';
 }
 
 /** The due-condition of a leased row: waiting and due, or claimed with its lease lapsed. */
-function dueCondition(now: string) {
+export function dueCondition(now: string) {
   return sql<boolean>`((state = 'pending' and next_attempt_at <= ${now}) or (state = 'sending' and locked_until <= ${now}))`;
 }
 
@@ -43,23 +42,18 @@ export async function anyDueRow(db: Executor | Db, table: 'outbox' | 'webhook_de
   return result.rows.length > 0;
 }
 
-export async function claimDueOutboxRows<Row = OutboxRow>(
-  db: Executor | Db,
-  dialect: 'sqlite' | 'postgres',
-  options: ClaimOutboxOptions,
-): Promise<Row[]> {
+export async function claimDueOutboxRows(db: Executor | Db, dialect: 'sqlite' | 'postgres', options: ClaimOutboxOptions): Promise<OutboxRow[]> {
   const { now, leaseUntil, owner, limit, kinds } = options;
-  const table = options.table ?? 'outbox';
-  if ((table === 'outbox' && kinds.length === 0) || limit <= 0) return [];
-  const kindFilter = table === 'outbox' ? sql`kind in (${sql.join(kinds.map((k) => sql`${k}`))}) and` : sql``;
+  if (kinds.length === 0 || limit <= 0) return [];
+  const kindFilter = sql`kind in (${sql.join(kinds.map((k) => sql`${k}`))}) and`;
   const due = dueCondition(now);
   const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
-  const result = await sql<Row>`
-    update ${sql.table(table)}
+  const result = await sql<OutboxRow>`
+    update outbox
        set state = 'sending', locked_by = ${owner}, locked_until = ${leaseUntil},
            attempts = attempts + 1, updated_at = ${now}
      where (team_id, id) in (
-             select team_id, id from ${sql.table(table)}
+             select team_id, id from outbox
               where ${kindFilter} ${due}
               order by next_attempt_at
               limit ${limit}

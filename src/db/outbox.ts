@@ -159,3 +159,32 @@ export function markFailed(db: Executor, fence: Fence, now: string, error: strin
 export function markSuperseded(db: Executor, fence: Fence, now: string): Promise<boolean> {
   return finishAttempt(db, fence, { state: 'superseded', updated_at: now });
 }
+
+/** The states an outbox row ends in: never attempted again. */
+const FINISHED_STATES = ['sent', 'failed', 'blocked', 'superseded'] as const;
+
+/**
+ * Retention: deletes up to `batch` rows of `kind` that finished (sent, failed, blocked or
+ * superseded) and last moved before `before`; how many went. Found through the due index
+ * (`state`, `next_attempt_at`: a row's last scheduled attempt, never after its last change).
+ */
+export async function pruneFinishedRows(db: Executor, kind: OutboxRow['kind'], before: string, batch: number): Promise<number> {
+  const result = await db
+    .deleteFrom('outbox')
+    .where(({ eb, refTuple, selectFrom }) =>
+      eb(
+        refTuple('team_id', 'id'),
+        'in',
+        selectFrom('outbox')
+          .select(['team_id', 'id'])
+          .where('state', 'in', [...FINISHED_STATES])
+          .where('next_attempt_at', '<', before)
+          .where('updated_at', '<', before)
+          .where('kind', '=', kind)
+          .limit(batch)
+          .$asTuple('team_id', 'id'),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

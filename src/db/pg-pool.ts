@@ -183,12 +183,19 @@ class Watchdog {
   }
 }
 
+/**
+ * Every connection of the service carries this application_name: the events feed tells the
+ * service's transactions (possible event writers) from other clients' by it (events.repository.ts).
+ */
+export const PG_APPLICATION_NAME = 'invoicing';
+
 export function openBoundedPool(options: BoundedPoolOptions): BoundedPool {
   const { bounds } = options;
   const clientConfig: pg.ClientConfig = {
     connectionString: options.url,
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_INITIAL_DELAY_MS,
+    application_name: PG_APPLICATION_NAME,
     // Start-up parameters: the server applies them to every session of the pool.
     ...(bounds.statementTimeoutMs > 0 ? { statement_timeout: bounds.statementTimeoutMs } : {}),
     idle_in_transaction_session_timeout: bounds.idleInTransactionTimeoutMs,

@@ -42,6 +42,7 @@ export const ERROR_STATUS = {
   idempotency_key_reused: 409,
   idempotency_request_in_progress: 409,
   revision_conflict: 409,
+  webhook_backlog_full: 409,
   // 408
   request_timeout: 408,
   // 413

@@ -21,7 +21,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'Scope, seller or tariff problem: `tenant_scope_not_resolved`, `seller_org_not_allowed`, `seller_org_over_tariff_limit` or `webhook_endpoints_over_tariff_limit`.',
   404: 'Not found: `document_not_found` (in demo mode with `demo_public_id`) `webhook_endpoint_not_found` (unknown or another team’s endpoint) or `not_found` for an unknown route.',
   405: 'The path exists but not with this method: `method_not_allowed` (see the Allow header).',
-  409: 'Conflict: `public_id_conflict`, `public_id_mismatch`, `invalid_status_transition`, `document_locked`, `sending_restricted`, `idempotency_key_reused`, `idempotency_request_in_progress` or `revision_conflict`.',
+  409: 'Conflict: `public_id_conflict`, `public_id_mismatch`, `invalid_status_transition`, `document_locked`, `sending_restricted`, `idempotency_key_reused`, `idempotency_request_in_progress`, `revision_conflict` or `webhook_backlog_full` (the webhook endpoint already holds 1,000 deliveries still to make).',
   413: 'The JSON body is larger than 5 MB: `payload_too_large`.',
   429: 'Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header).',
   500: 'Internal error: only `internal_error` and `request_id`; the detail is in the service log.',

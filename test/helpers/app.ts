@@ -55,7 +55,7 @@ export interface TestAppOptions {
   /** EDO sync built from the config with these settings (an operator, fast retries, a clock). */
   edo?: Partial<Pick<EdoDeps, 'policy' | 'clock' | 'operator'>>;
   /** Webhook delivery with these settings (a clock, fast polling). */
-  webhooks?: Partial<Pick<WebhooksDeps, 'policy' | 'clock'>>;
+  webhooks?: Partial<Pick<WebhooksDeps, 'policy' | 'clock' | 'lookup'>>;
 }
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -95,7 +95,14 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       })
     : undefined;
   const webhooks = options.webhooks
-    ? createWebhooks({ database: db, clock: options.webhooks.clock ?? systemClock, config, secret: TEST_SECRET, policy: options.webhooks.policy })
+    ? createWebhooks({
+        database: db,
+        clock: options.webhooks.clock ?? systemClock,
+        config,
+        secret: TEST_SECRET,
+        policy: options.webhooks.policy,
+        ...(options.webhooks.lookup ? { lookup: options.webhooks.lookup } : {}),
+      })
     : undefined;
   const app = await buildApp({
     config,

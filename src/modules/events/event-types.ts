@@ -69,9 +69,12 @@ export const EVENT_DATA = {
     {
       endpoint_id: Short('The endpoint.', 40),
       url: Short('Its URL.', 2048),
-      reason: Short('Why it was disabled.', 200),
+      reason: Short('Why it was disabled: `failing_for_3_days` or `secret_unreadable` (as the endpoint’s `disabled_reason`).', 200),
     },
-    { additionalProperties: false, description: 'An endpoint failed for the whole retry window (3 days) and was disabled.' },
+    {
+      additionalProperties: false,
+      description: 'The service disabled an endpoint: it failed for the whole retry window (3 days), or its signing secret cannot be decrypted.',
+    },
   ),
   ping: Type.Object(
     { endpoint_id: Short('The endpoint tested.', 40) },

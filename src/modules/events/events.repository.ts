@@ -4,8 +4,8 @@
  * - PostgreSQL: `seq` comes from a sequence when the row is inserted, but transactions commit
  *   out of `seq` order, so `seq` alone would let a reader skip an event committed later with a
  *   lower `seq`. `tx_id` is the writing transaction's id; the feed shows only events whose
- *   transaction is older than the oldest one still running (`pg_snapshot_xmin`), so everything
- *   that commits afterwards has a larger `tx_id` and sorts after whatever was read.
+ *   transaction is below the horizon (`PG_FEED_HORIZON`), so everything that commits afterwards
+ *   has a larger `tx_id` and sorts after whatever was read.
  * - SQLite: one writer at a time, so `seq` is the commit order and `tx_id` stays 0.
  *
  * Everything here is scoped by team except retention, which deletes by age.
@@ -92,6 +92,37 @@ export function pgEventsInsertUnnest(param: (i: number) => string, events: NewEv
   };
 }
 
+/**
+ * PostgreSQL: the feed horizon, a bigint. Every event with `tx_id` below it has committed and is
+ * visible to the statement's snapshot, and every event still to commit has a `tx_id` at or above
+ * it. It is the least of:
+ *
+ * - the snapshot's `xmax`: a transaction that gets its id later gets a larger one;
+ * - this session's own transaction id, when it has one;
+ * - each transaction the snapshot sees running (`xip`) unless it is known to write no events:
+ *   `pg_stat_activity` shows it in another database, or in this database under another
+ *   `application_name` than this session's (every connection of the service carries the same one,
+ *   src/db/database.ts; only the service writes events).
+ *
+ * So a transaction held open in another database or by another client (psql, a report, a
+ * migration tool) holds nothing back, while one of the service's own always does: the horizon
+ * stays below it until it ends. A running transaction that `pg_stat_activity` no longer (or
+ * not yet) shows counts as an event writer, so a transaction that ends between the snapshot and
+ * the read of `pg_stat_activity` is waited for, never skipped. `xip` holds 32-bit ids with their
+ * epoch; `backend_xid` holds the 32 bits only, compared modulo 2^32 (the running ones span less
+ * than 2^31). Cost: one read of the backend status array (one entry per connection) per statement;
+ * the write path is untouched.
+ */
+const PG_FEED_HORIZON = sql<number>`(select least(
+    pg_snapshot_xmax(s)::text::bigint,
+    pg_current_xact_id_if_assigned()::text::bigint,
+    (select min(x::text::bigint) from pg_snapshot_xip(s) as x
+      where (x::text::bigint % 4294967296) not in (
+        select a.backend_xid::text::bigint from pg_stat_activity as a
+         where a.backend_xid is not null
+           and (a.datname <> current_database() or a.application_name <> current_setting('application_name')))))
+  from pg_current_snapshot() as s)`;
+
 /** The team's events after `after` (exclusive), in feed order, only those safe to show. */
 export async function listEvents(
   db: Executor,
@@ -99,7 +130,7 @@ export async function listEvents(
   options: { after: FeedPosition | null; limit: number; types?: readonly string[] | undefined },
 ): Promise<EventRow[]> {
   let q = db.selectFrom('events').selectAll().where('team_id', '=', teamId);
-  if (dialectOf(db) === 'postgres') q = q.where('tx_id', '<', sql<number>`pg_snapshot_xmin(pg_current_snapshot())::text::bigint`);
+  if (dialectOf(db) === 'postgres') q = q.where('tx_id', '<', PG_FEED_HORIZON);
   const after = options.after;
   if (after) {
     q = q.where((eb) => eb.or([eb('tx_id', '>', after.tx), eb.and([eb('tx_id', '=', after.tx), eb('seq', '>', after.seq)])]));
@@ -111,7 +142,7 @@ export async function listEvents(
 /** The position of the team's newest visible event (where a new subscriber starts), or the start. */
 export async function latestPosition(db: Executor, teamId: string): Promise<FeedPosition> {
   let q = db.selectFrom('events').select(['tx_id', 'seq']).where('team_id', '=', teamId);
-  if (dialectOf(db) === 'postgres') q = q.where('tx_id', '<', sql<number>`pg_snapshot_xmin(pg_current_snapshot())::text::bigint`);
+  if (dialectOf(db) === 'postgres') q = q.where('tx_id', '<', PG_FEED_HORIZON);
   const row = await q.orderBy('tx_id', 'desc').orderBy('seq', 'desc').limit(1).executeTakeFirst();
   return row ? { tx: Number(row.tx_id), seq: Number(row.seq) } : { tx: 0, seq: 0 };
 }
@@ -121,17 +152,28 @@ export async function findEventsBySeq(db: Executor, teamId: string, seqs: readon
   return db.selectFrom('events').selectAll().where('team_id', '=', teamId).where('seq', 'in', [...seqs]).orderBy('tx_id').orderBy('seq').execute();
 }
 
-/** Deletes up to `batch` events created before `before`; returns how many. */
+/**
+ * Of `cursors` (a team and a feed position each), the indexes of those after which the team has
+ * an event the feed would show now: one statement for all of them (the webhook fan-out asks this
+ * for a page of endpoints per pass).
+ */
+export async function cursorsWithNewEvents(db: Executor, cursors: readonly { teamId: string; position: FeedPosition }[]): Promise<number[]> {
+  if (cursors.length === 0) return [];
+  const rows = sql.join(cursors.map((c, i) => sql`(cast(${i} as integer), ${c.teamId}, cast(${c.position.tx} as bigint), cast(${c.position.seq} as bigint))`));
+  const horizon = dialectOf(db) === 'postgres' ? sql`and v.tx_id < ${PG_FEED_HORIZON}` : sql``;
+  const result = await sql<{ n: number }>`
+    with c (n, team_id, tx, seq) as (values ${rows})
+    select c.n from c
+     where exists (select 1 from events as v
+                    where v.team_id = c.team_id and (v.tx_id, v.seq) > (c.tx, c.seq) ${horizon})`.execute(db);
+  return result.rows.map((r) => Number(r.n));
+}
+
+/** Deletes up to `batch` events created before `before` (one statement); returns how many. */
 export async function pruneEvents(db: Executor, before: string, batch: number): Promise<number> {
-  const old = await db.selectFrom('events').select('seq').where('created_at', '<', before).orderBy('seq').limit(batch).execute();
-  if (old.length === 0) return 0;
   const result = await db
     .deleteFrom('events')
-    .where(
-      'seq',
-      'in',
-      old.map((r) => r.seq),
-    )
+    .where('seq', 'in', (eb) => eb.selectFrom('events').select('seq').where('created_at', '<', before).limit(batch))
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -5,6 +5,7 @@
 import type { CompiledQuery, QueryCreator } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { Database, EventRow } from '../../db/types.js';
+import { yieldToIo } from '../../shared/background-work.js';
 import { ApiError } from '../../shared/errors.js';
 import type { DocumentEventType, EventData, EventType } from './event-types.js';
 import * as repo from './events.repository.js';
@@ -96,16 +97,26 @@ export async function recordTeamEvent<T extends Exclude<EventType, DocumentEvent
 
 const HEX = 16;
 const ID_PATTERN = /^evt_([0-9a-f]{16})([0-9a-f]{16})$/;
+const MAX_POSITION = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** The event id encodes its feed position, so ids sort in feed order and one serves as a cursor. */
 export function eventIdOf(position: FeedPosition): string {
   return `evt_${position.tx.toString(16).padStart(HEX, '0')}${position.seq.toString(16).padStart(HEX, '0')}`;
 }
 
+/**
+ * The feed position an event id names, or null when it names none: not the id's form, or a half
+ * above 2^53 - 1. Positions are read as JavaScript numbers and every id the feed gives comes from
+ * one, so a larger half names no position that can exist (and would not fit PostgreSQL's bigint
+ * beyond 2^63 - 1).
+ */
 export function positionOf(id: string): FeedPosition | null {
   const m = ID_PATTERN.exec(id);
   if (!m) return null;
-  return { tx: Number.parseInt(m[1] as string, 16), seq: Number.parseInt(m[2] as string, 16) };
+  const tx = BigInt(`0x${m[1] as string}`);
+  const seq = BigInt(`0x${m[2] as string}`);
+  if (tx > MAX_POSITION || seq > MAX_POSITION) return null;
+  return { tx: Number(tx), seq: Number(seq) };
 }
 
 export function toPublicEvent(row: EventRow): PublicEvent {
@@ -134,7 +145,7 @@ export async function readFeed(
   let after: FeedPosition | null = null;
   if (query.after !== undefined && query.after !== '') {
     after = positionOf(query.after);
-    if (!after) throw new ApiError('invalid_query', { details: 'after is not an event id (a next_cursor or an event id from this feed)' });
+    if (!after) throw new ApiError('invalid_query', { details: 'after names no feed position (give a next_cursor or an event id from this feed)' });
   }
   const rows = await repo.listEvents(db, teamId, { after, limit: limit + 1, types: query.types });
   const items = rows.slice(0, limit).map(toPublicEvent);
@@ -160,8 +171,20 @@ export async function findEvents(db: Executor, teamId: string, ids: readonly str
   return rows.filter((r) => wanted.get(Number(r.seq))?.tx === Number(r.tx_id));
 }
 
-/** Retention: deletes events older than `days` days, in batches; returns how many went. */
+/** Of `cursors`, the indexes of those the team's feed has shown events after (events.repository.ts). */
+export const cursorsWithNewEvents = repo.cursorsWithNewEvents;
+
+/**
+ * Retention: deletes every event older than `days` days, `batch` per statement, until none is
+ * left; yields to other work between statements (each is its own short write). Returns how many.
+ */
 export async function pruneEvents(db: Executor, now: Date, days: number, batch = 1000): Promise<number> {
   const before = new Date(now.getTime() - days * 86_400_000).toISOString();
-  return repo.pruneEvents(db, before, batch);
+  let total = 0;
+  for (;;) {
+    const deleted = await repo.pruneEvents(db, before, batch);
+    total += deleted;
+    if (deleted < batch) return total;
+    await yieldToIo();
+  }
 }

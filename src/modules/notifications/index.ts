@@ -42,7 +42,7 @@ export interface NotificationsDeps {
   /** The invoices module's writes of delivery news (`documentStatusPort`). */
   documents: DocumentStatusPort;
   /** From Config: SMTP_URL, INVOICING_MAIL_FROM, the data directory (for `.eml` files). */
-  config: { smtpUrl: string | null; mailFrom: string; dataDir: string; inProcessWorker?: boolean };
+  config: { smtpUrl: string | null; mailFrom: string; dataDir: string; inProcessWorker?: boolean; deliveryRetentionDays?: number };
   policy?: Partial<DeliveryPolicy>;
   smtpTimeouts?: Partial<SmtpTimeouts>;
   attachments?: AttachmentProvider;
@@ -80,7 +80,10 @@ export function createNotifications(deps: NotificationsDeps): Notifier {
     logger: deps.logger,
     deliverInRequest: deps.deliverInRequest ?? deps.config.inProcessWorker ?? true,
   });
-  const worker = new OutboxWorker(service, { logger: deps.logger });
+  const worker = new OutboxWorker(service, {
+    ...(deps.logger ? { logger: deps.logger } : {}),
+    ...(deps.config.deliveryRetentionDays !== undefined ? { emailRetentionDays: deps.config.deliveryRetentionDays } : {}),
+  });
   return {
     service,
     worker,

@@ -24,7 +24,7 @@ import { blockedOutcome, emptyOutcome, outcomeFromRows, type BlockReason } from 
 import * as outbox from '../../db/outbox.js';
 import { planEmails, type NotifiableDocument, type NotificationRequest, type PlannedEmail } from './plan.js';
 import { HeldQuota, type HeldTake } from './held-quota.js';
-import { pgReservationGate, prunePastDays, reserveEmails, utcDay } from './quota.js';
+import { pgReservationGate, PRUNE_BATCH, prunePastDays, reserveEmails, utcDay } from './quota.js';
 import { resolveRecipients } from './recipients.js';
 import { countDelivery } from '../../shared/delivery-metrics.js';
 import { sortableToken } from '../../shared/tokens.js';
@@ -532,6 +532,17 @@ export class NotificationService {
   async pruneQuota(): Promise<number> {
     const yesterday = new Date(this.deps.clock.now().getTime() - 24 * 60 * 60 * 1000);
     return prunePastDays(this.db, utcDay(yesterday));
+  }
+
+  /**
+   * Retention (INVOICING_DELIVERY_RETENTION_DAYS): deletes a batch of e-mails that finished more
+   * than `days` days ago; the number deleted (`PRUNE_BATCH` at most). The document keeps its
+   * e-mails' outcome (`metadata.notifications`) in its own row, and a revision's rows are written
+   * once, so nothing reads a finished row that old.
+   */
+  async pruneFinishedEmails(days: number): Promise<number> {
+    const before = new Date(this.deps.clock.now().getTime() - days * 86_400_000).toISOString();
+    return outbox.pruneFinishedRows(this.db, 'email', before, PRUNE_BATCH);
   }
 
   /** Claims up to `limit` due e-mails (retries due, leases lapsed) for `owner`. */

@@ -3,11 +3,12 @@
  * reschedules failures with exponential backoff and records the outcome on the documents.
  * Runs in the server process by default and alone as `invoicing worker`; any number of
  * workers may share one database (claims are disjoint, results are fenced by the lease).
- * Each worker also deletes the daily quota's rows of past days, hourly (several workers doing so
- * at once delete disjoint or already deleted rows: harmless).
+ * Each worker also runs retention hourly: the daily quota's rows of past days, and e-mails that
+ * finished more than INVOICING_DELIVERY_RETENTION_DAYS ago, a batch per statement until none is
+ * left (several workers doing so at once delete disjoint or already deleted rows: harmless).
  */
 import { PollingLoop } from '../../shared/polling-loop.js';
-import { attemptClaimedRows, newLeaseOwner, type OutboxBatchResult } from '../../shared/background-work.js';
+import { attemptClaimedRows, newLeaseOwner, yieldToIo, type OutboxBatchResult } from '../../shared/background-work.js';
 import type { NotificationLogger, NotificationService } from './notification.service.js';
 import { countDelivery } from '../../shared/delivery-metrics.js';
 import { PRUNE_BATCH } from './quota.js';
@@ -24,6 +25,8 @@ const QUOTA_RETENTION_FIRST_MS = 60 * 1000;
 export interface WorkerOptions {
   /** Names this worker's leases; a fresh one per worker by default. */
   owner?: string;
+  /** INVOICING_DELIVERY_RETENTION_DAYS: finished e-mails older than this are deleted (default 30). */
+  emailRetentionDays?: number;
   logger?: NotificationLogger;
 }
 
@@ -32,10 +35,11 @@ export type BatchResult = OutboxBatchResult;
 export class OutboxWorker {
   readonly owner: string;
   private readonly loop: PollingLoop;
-  /** The daily quota's retention: past days' rows deleted in batches, hourly. */
+  /** Retention, hourly: past days' quota rows and old finished e-mails, in batches until none is left. */
   private readonly retention: PollingLoop;
   private readonly abort = new AbortController();
   private readonly logger: NotificationLogger | undefined;
+  private readonly emailRetentionDays: number;
 
   constructor(
     private readonly service: NotificationService,
@@ -51,10 +55,14 @@ export class OutboxWorker {
       service.policy.pollIntervalMs,
       (err) => this.logger?.error({ err, owner: this.owner }, 'outbox batch failed'),
     );
+    this.emailRetentionDays = options.emailRetentionDays ?? 30;
     this.retention = new PollingLoop(
-      async () => (await this.service.pruneQuota()) >= PRUNE_BATCH,
+      async () => {
+        await this.runRetention();
+        return false;
+      },
       QUOTA_RETENTION_INTERVAL_MS,
-      (err) => this.logger?.error({ err, owner: this.owner }, 'daily quota retention failed'),
+      (err) => this.logger?.error({ err, owner: this.owner }, 'e-mail retention failed'),
     );
   }
 
@@ -80,6 +88,26 @@ export class OutboxWorker {
     }
     this.logger?.info({ ...result, recorded, owner: this.owner }, 'outbox batch done');
     return extended(result, { recorded });
+  }
+
+  /**
+   * One retention pass: past days' quota rows, then e-mails finished more than
+   * `emailRetentionDays` ago, `PRUNE_BATCH` rows per statement until none is left, yielding to
+   * other work between statements (each is a short write of its own).
+   */
+  async runRetention(): Promise<{ quota: number; emails: number }> {
+    const untilDone = async (batch: () => Promise<number>): Promise<number> => {
+      let total = 0;
+      for (;;) {
+        const deleted = await batch();
+        total += deleted;
+        if (deleted < PRUNE_BATCH) return total;
+        await yieldToIo();
+      }
+    };
+    const quota = await untilDone(() => this.service.pruneQuota());
+    const emails = await untilDone(() => this.service.pruneFinishedEmails(this.emailRetentionDays));
+    return { quota, emails };
   }
 
   /** Attempts batches until nothing is due now (for the CLI and tests). */

@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import type { HostResolver } from './host-resolver.js';
 import { checkLiteralHost, guardedLookup, UnsafeUrlError, type UrlPolicy } from './url-safety.js';
 
 export const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -20,7 +21,7 @@ export async function postWebhook(
   rawUrl: string,
   headers: Record<string, string>,
   body: string,
-  options: { timeoutMs: number; policy: UrlPolicy; signal?: AbortSignal },
+  options: { timeoutMs: number; policy: UrlPolicy; resolver: HostResolver; signal?: AbortSignal },
 ): Promise<PostResult> {
   const started = performance.now();
   const done = (statusCode: number | null, error: string | null): PostResult => ({
@@ -52,7 +53,7 @@ export async function postWebhook(
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'invoicing-webhooks/1' },
         agent: false,
-        lookup: guardedLookup(options.policy) as never,
+        lookup: guardedLookup(options.policy, options.resolver) as never,
         signal,
       },
       (res) => {
@@ -80,8 +81,32 @@ export async function postWebhook(
     req.on('error', (err: NodeJS.ErrnoException) => {
       if (signal.aborted) return finish(done(null, `timeout after ${options.timeoutMs} ms`));
       if (err instanceof UnsafeUrlError || err.code === 'EADDRNOTALLOWED') return finish(done(null, `refused: ${err.message}`));
-      finish(done(null, `${err.code ?? 'error'}: ${err.message}`.slice(0, 300)));
+      finish(done(null, attemptError(err)));
     });
     req.end(body);
   });
+}
+
+/**
+ * The `error` of a failed connection, as the team reads it in the deliveries list. Node's socket
+ * errors name the address connected to ("connect ECONNREFUSED 10.1.2.3:443"): those are told by
+ * their code alone, so the list never shows what the host resolved to.
+ */
+const SOCKET_ERRORS: Record<string, string> = {
+  ECONNREFUSED: 'the connection was refused',
+  ECONNRESET: 'the connection was reset',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  ETIMEDOUT: 'the connection timed out',
+  EPIPE: 'the connection was closed while sending',
+  ENOTFOUND: 'the host name did not resolve',
+  EAI_AGAIN: 'the host name did not resolve (temporary failure)',
+};
+
+function attemptError(err: NodeJS.ErrnoException): string {
+  const code = err.code ?? 'error';
+  const known = SOCKET_ERRORS[code];
+  if (known) return `${code}: ${known}`;
+  // The bounded resolver's own errors (ETIMEOUT, EBUSY) and TLS errors name no address.
+  return `${code}: ${err.message}`.slice(0, 300);
 }

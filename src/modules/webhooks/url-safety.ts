@@ -4,10 +4,13 @@
  * list (INVOICING_WEBHOOK_ALLOW_PRIVATE). The check runs twice: when an endpoint is saved
  * (a clear 400) and on every connection, on the address actually connected to (a custom
  * `lookup`), so a DNS answer that changes after the first check (rebinding) gains nothing.
+ * A refusal names the rule ("the host resolves to a private address"), never the address: the
+ * caller must not learn what an internal name resolves to.
  */
 import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
+import type { HostResolver } from './host-resolver.js';
 
 export interface UrlPolicy {
   allowHttp: boolean;
@@ -37,18 +40,41 @@ function allowedBy(addr: Parsed, allow: readonly string[]): boolean {
   return false;
 }
 
-/** Null when `address` may be connected to; otherwise why not (its range: loopback, private, …). */
+/** The rule an address breaks, as `details` names it: the kind of address, never the address. */
+const RANGE_RULES: Record<string, string> = {
+  loopback: 'a loopback address',
+  private: 'a private address',
+  uniqueLocal: 'a private address',
+  linkLocal: 'a link-local address',
+  carrierGradeNat: 'a shared (carrier-grade NAT) address',
+  unspecified: 'an unspecified address',
+  multicast: 'a multicast address',
+  broadcast: 'a broadcast address',
+  rfc6052: 'an IPv6 address that embeds an IPv4 address',
+  rfc6145: 'an IPv6 address that embeds an IPv4 address',
+  '6to4': 'an IPv6 address that embeds an IPv4 address',
+  teredo: 'an IPv6 address that embeds an IPv4 address',
+};
+
+/** ::/96, IPv4-compatible IPv6 (deprecated by RFC 4291): `::a.b.c.d` may reach an IPv4 host. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+
+/**
+ * Null when `address` may be connected to; otherwise the rule it breaks ("a private address").
+ * IPv4-mapped addresses (::ffff:a.b.c.d) are judged as the IPv4 address they carry.
+ */
 export function refusedAddress(address: string, policy: Pick<UrlPolicy, 'allowPrivate'>): string | null {
   let addr: Parsed;
   try {
     addr = ipaddr.process(address);
   } catch {
-    return `${address} is not an IP address`;
+    return 'not an IP address';
   }
+  if (allowedBy(addr, policy.allowPrivate)) return null;
+  if (addr.kind() === 'ipv6' && addr.match(IPV4_COMPATIBLE as never)) return 'an IPv4-compatible IPv6 address (::/96)';
   const range = addr.range();
   if (range === 'unicast') return null;
-  if (allowedBy(addr, policy.allowPrivate)) return null;
-  return `${address} is a ${range} address (not allowed for webhooks)`;
+  return RANGE_RULES[range] ?? 'a reserved address';
 }
 
 const MAX_URL = 2048;
@@ -75,22 +101,28 @@ function literalHost(url: URL): string | null {
   return net.isIP(host) ? host : null;
 }
 
+/** The refusal of a host that resolves to (or is) a refused address: the rule, never the address. */
+function refusal(rule: string, literal: boolean): UnsafeUrlError {
+  return new UnsafeUrlError(`${literal ? 'the host is' : 'the host resolves to'} ${rule} (not allowed for webhooks)`);
+}
+
 /**
- * Saving an endpoint: the form, then the addresses the host resolves to now. A host that does
- * not resolve at the moment is accepted (DNS may be down); every delivery checks again.
+ * Saving an endpoint: the form, then the addresses the host resolves to now, through the bounded
+ * resolver. A host that does not resolve at the moment, or not within the resolver's time, is
+ * accepted (DNS may be down); every delivery checks again.
  */
-export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<URL> {
+export async function checkWebhookUrl(raw: string, policy: UrlPolicy, resolver: HostResolver): Promise<URL> {
   const url = checkUrlForm(raw, policy);
   const literal = literalHost(url);
   const addresses = literal
     ? [literal]
-    : await dns.promises.lookup(url.hostname, { all: true, verbatim: true }).then(
+    : await resolver.resolve(url.hostname).then(
         (list) => list.map((a) => a.address),
         () => [] as string[],
       );
   for (const address of addresses) {
-    const refused = refusedAddress(address, policy);
-    if (refused) throw new UnsafeUrlError(`${url.hostname} resolves to ${refused}`);
+    const rule = refusedAddress(address, policy);
+    if (rule) throw refusal(rule, literal !== null);
   }
   return url;
 }
@@ -99,26 +131,28 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.
 
 /**
  * A `lookup` for http(s).request that refuses disallowed addresses: the connection goes only to
- * an address this function returned, so the check is on the connected address.
+ * an address this function returned, so the check is on the connected address. Resolution goes
+ * through the bounded resolver (a name server that does not answer fails the attempt in time).
  */
-export function guardedLookup(policy: UrlPolicy) {
+export function guardedLookup(policy: UrlPolicy, resolver: HostResolver) {
   return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
-    dns.lookup(hostname, { ...options, all: true, verbatim: true }, (err, addresses) => {
-      if (err) return callback(err, '');
-      const list = addresses as dns.LookupAddress[];
-      for (const a of list) {
-        const refused = refusedAddress(a.address, policy);
-        if (refused) {
-          const e = new UnsafeUrlError(`${hostname} resolves to ${refused}`) as Error & { code?: string };
-          e.code = 'EADDRNOTALLOWED';
-          return callback(e, '');
+    resolver.resolve(hostname).then(
+      (list) => {
+        for (const a of list) {
+          const rule = refusedAddress(a.address, policy);
+          if (rule) {
+            const e = refusal(rule, false) as Error & { code?: string };
+            e.code = 'EADDRNOTALLOWED';
+            return callback(e, '');
+          }
         }
-      }
-      if (list.length === 0) return callback(Object.assign(new Error(`${hostname} did not resolve`), { code: 'ENOTFOUND' }), '');
-      if (options.all) return callback(null, list);
-      const first = list[0] as dns.LookupAddress;
-      callback(null, first.address, first.family);
-    });
+        if (list.length === 0) return callback(Object.assign(new Error('the host name did not resolve'), { code: 'ENOTFOUND' }), '');
+        if (options.all) return callback(null, list);
+        const first = list[0] as dns.LookupAddress;
+        callback(null, first.address, first.family);
+      },
+      (err: NodeJS.ErrnoException) => callback(err, ''),
+    );
   };
 }
 
@@ -126,6 +160,6 @@ export function guardedLookup(policy: UrlPolicy) {
 export function checkLiteralHost(url: URL, policy: UrlPolicy): void {
   const literal = literalHost(url);
   if (!literal) return;
-  const refused = refusedAddress(literal, policy);
-  if (refused) throw new UnsafeUrlError(refused);
+  const rule = refusedAddress(literal, policy);
+  if (rule) throw refusal(rule, true);
 }

@@ -1,29 +1,33 @@
 /**
  * The webhook side of the outbox workers (API nodes or `invoicing worker`):
  *
- * 1. Fan-out: each enabled endpoint follows the team's events feed with its own cursor; new
- *    events of its types become deliveries (one per endpoint and event, ever), and the cursor
- *    moves, in one transaction. The feed's order is safe against concurrent transactions, so
- *    no event is skipped.
- * 2. Delivery: due deliveries are claimed with a lease (the outbox's claim), POSTed signed
- *    (Standard Webhooks 1.0), and settled fenced by the lease: a 2xx ends it; anything else is
- *    retried with exponential backoff and jitter until 3 days after it was queued. An endpoint
- *    whose attempts have failed for 3 days is disabled and `webhook_endpoint.disabled` recorded.
- * 3. Retention: events older than INVOICING_EVENT_RETENTION_DAYS are deleted, at most hourly.
+ * 1. Fan-out (webhook-fan-out.ts): each enabled endpoint follows the team's events feed with its
+ *    own cursor; new events of its types become deliveries, within its backlog bound.
+ * 2. Delivery: `concurrency` attempt slots per worker. Due deliveries are claimed with a lease as
+ *    slots free up, fairly across endpoints (at most `endpointConcurrency` under way per endpoint,
+ *    every endpoint's first due delivery before any endpoint's second), POSTed signed (Standard
+ *    Webhooks 1.0) and settled fenced by the lease: a 2xx ends it; anything else is retried with
+ *    exponential backoff and jitter until 3 days after it was queued. An endpoint whose attempts
+ *    have failed for 3 days, or whose secret cannot be decrypted, is disabled and
+ *    `webhook_endpoint.disabled` recorded.
+ * 3. Retention (webhook-retention.ts): its own loop, hourly, each pass until done.
  */
 import type { DatabaseHandle, Db } from '../../db/database.js';
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '../../db/types.js';
-import { forEachLimited, newLeaseOwner, retryDelayMs, type WorkLogger } from '../../shared/background-work.js';
+import { newLeaseOwner, retryDelayMs, type WorkLogger } from '../../shared/background-work.js';
 import type { Clock } from '../../shared/clock.js';
 import { countDelivery } from '../../shared/delivery-metrics.js';
 import { PollingLoop } from '../../shared/polling-loop.js';
 import { randomToken } from '../../shared/tokens.js';
-import { eventsAfter, pruneEvents, recordTeamEvent, toPublicEvent } from '../events/index.js';
+import { recordTeamEvent } from '../events/index.js';
+import type { HostResolver } from './host-resolver.js';
 import { postWebhook } from './http-post.js';
 import { signPayload, type SecretBox } from './secrets.js';
 import type { UrlPolicy } from './url-safety.js';
+import { fanOut } from './webhook-fan-out.js';
+import { pruneWebhookHistory, type RetentionResult } from './webhook-retention.js';
 import * as repo from './webhooks.repository.js';
-import { deliveryBody } from './webhooks.service.js';
+import type { DisabledReason } from './webhooks.service.js';
 
 export const RETRY_WINDOW_MS = 3 * 86_400_000;
 
@@ -31,12 +35,17 @@ export interface WebhookPolicy {
   timeoutMs: number;
   retryBaseMs: number;
   retryMaxMs: number;
+  /** Attempts under way at once in this worker. */
   concurrency: number;
-  batchSize: number;
+  /** Attempts under way at once to one endpoint, across workers (a claim's bound). */
+  endpointConcurrency: number;
+  /** Due deliveries one claim looks at, oldest first, to choose from. */
+  claimScan: number;
   /** Endpoints read per query while fanning out; every enabled endpoint is visited each pass. */
   endpointPage: number;
   pollIntervalMs: number;
   eventRetentionDays: number;
+  deliveryRetentionDays: number;
 }
 
 export interface WebhookWorkerDeps {
@@ -44,54 +53,72 @@ export interface WebhookWorkerDeps {
   clock: Clock;
   box: SecretBox;
   urlPolicy: UrlPolicy;
+  resolver: HostResolver;
   policy: WebhookPolicy;
   logger?: WorkLogger;
 }
 
-const FANOUT_PAGE = 200;
-const PRUNE_EVERY_MS = 3_600_000;
+/** Retention runs hourly, the first time 1–2 minutes after start (at random: workers started together spread out). */
+const RETENTION_EVERY_MS = 3_600_000;
+const RETENTION_FIRST_MS = 60_000;
+
+class SecretUnreadable extends Error {}
 
 export class WebhookWorker {
   readonly owner = newLeaseOwner();
   private readonly db: Db;
   private readonly loop: PollingLoop;
+  private readonly retention: PollingLoop;
   private readonly abort = new AbortController();
-  private lastPrune = 0;
+  /** The attempts under way in this worker (one slot each). */
+  private readonly running = new Set<Promise<void>>();
 
   constructor(private readonly deps: WebhookWorkerDeps) {
     this.db = deps.database.db;
     this.loop = new PollingLoop(
-      () => this.runOnce().then((r) => r.more),
+      () => this.tick(),
       deps.policy.pollIntervalMs,
       (err) => deps.logger?.error({ err }, 'webhook batch failed'),
+    );
+    this.retention = new PollingLoop(
+      async () => {
+        await this.runRetention();
+        return false;
+      },
+      RETENTION_EVERY_MS,
+      (err) => deps.logger?.error({ err }, 'webhook retention failed'),
     );
   }
 
   start(): void {
     this.loop.start();
+    this.retention.start(RETENTION_FIRST_MS * (1 + Math.random()));
   }
 
   wake(): void {
     this.loop.wake();
   }
 
+  /** Stops polling; attempts under way are aborted (and retried later, as a failed attempt). */
   async stop(): Promise<void> {
     this.abort.abort();
-    await this.loop.stop();
+    await Promise.all([this.loop.stop(), this.retention.stop()]);
+    await Promise.allSettled([...this.running]);
   }
 
-  /** Fan-out, then one batch of deliveries. */
+  /** The background loop's pass: fan-out, then fill the free slots; attempts run on (each frees its slot and wakes the loop). */
+  private async tick(): Promise<boolean> {
+    const fan = await fanOut(this.db, this.deps.clock, this.deps.policy.endpointPage);
+    await this.fillSlots();
+    return fan.more;
+  }
+
+  /** Fan-out, then fill the free slots and wait for those attempts (tests, CLI). */
   async runOnce(): Promise<{ queued: number; attempted: number; more: boolean }> {
-    const fan = await this.fanOut();
-    const rows = await repo.claimDueDeliveries(this.db, this.deps.database.dialect, {
-      owner: this.owner,
-      limit: this.deps.policy.batchSize,
-      now: this.deps.clock.now(),
-      leaseMs: this.deps.policy.timeoutMs + 60_000,
-    });
-    await forEachLimited(rows, this.deps.policy.concurrency, (row) => this.attempt(row));
-    await this.maybePrune();
-    return { queued: fan.queued, attempted: rows.length, more: fan.more || rows.length >= this.deps.policy.batchSize };
+    const fan = await fanOut(this.db, this.deps.clock, this.deps.policy.endpointPage);
+    const started = await this.fillSlots();
+    await Promise.all(started);
+    return { queued: fan.queued, attempted: started.length, more: fan.more || started.length >= this.deps.policy.concurrency };
   }
 
   /** Runs until nothing is due now (tests, CLI). */
@@ -102,64 +129,65 @@ export class WebhookWorker {
     }
   }
 
-  private async fanOut(): Promise<{ queued: number; more: boolean }> {
-    let queued = 0;
-    let more = false;
-    // Every enabled endpoint of every team, a page at a time (keyset), so none is ever left out.
-    let after: WebhookEndpointRow | null = null;
+  /** One retention pass (webhook-retention.ts). */
+  async runRetention(): Promise<RetentionResult> {
+    const { eventRetentionDays, deliveryRetentionDays } = this.deps.policy;
+    return pruneWebhookHistory(this.db, this.deps.clock.now(), { eventRetentionDays, deliveryRetentionDays });
+  }
+
+  /**
+   * Claims for the free slots until they are full or nothing more is due, and starts each attempt.
+   * A claim that stops short because endpoints reached their bound is followed by another, which
+   * passes over them to other endpoints' deliveries.
+   */
+  private async fillSlots(): Promise<Promise<void>[]> {
+    const started: Promise<void>[] = [];
     for (;;) {
-      const size = this.deps.policy.endpointPage;
-      const page: WebhookEndpointRow[] = await repo.listEnabledEndpoints(this.db, after, size);
-      for (const endpoint of page) {
-        const r = await this.fanOutOne(endpoint);
-        queued += r.queued;
-        more ||= r.more;
-      }
-      if (page.length < size) return { queued, more };
-      after = page.at(-1) ?? null;
+      const free = this.deps.policy.concurrency - this.running.size;
+      if (free <= 0 || this.abort.signal.aborted) return started;
+      const rows = await repo.claimDueDeliveries(this.db, this.deps.database.dialect, {
+        owner: this.owner,
+        limit: free,
+        now: this.deps.clock.now(),
+        leaseMs: this.deps.policy.timeoutMs + 60_000,
+        perEndpoint: this.deps.policy.endpointConcurrency,
+        scan: this.deps.policy.claimScan,
+      });
+      if (rows.length === 0) return started;
+      for (const row of rows) started.push(this.launch(row));
     }
   }
 
-  private async fanOutOne(endpoint: WebhookEndpointRow): Promise<{ queued: number; more: boolean }> {
-    const cursor = { tx: Number(endpoint.cursor_tx), seq: Number(endpoint.cursor_seq) };
-    const rows = await eventsAfter(this.db, endpoint.team_id, cursor, FANOUT_PAGE);
-    const last = rows.at(-1);
-    if (!last) return { queued: 0, more: false };
-    const types = JSON.parse(endpoint.events) as string[];
-    const wanted = rows.filter((r) => types.includes('*') || types.includes(r.type));
-    const now = this.deps.clock.now().toISOString();
-    const moved = await this.db.transaction().execute(async (trx) => {
-      if (!(await repo.advanceCursor(trx, endpoint, { tx: Number(last.tx_id), seq: Number(last.seq) }))) return false;
-      await repo.insertDeliveries(
-        trx,
-        wanted.map((r) => {
-          const event = toPublicEvent(r);
-          return {
-            team_id: endpoint.team_id,
-            id: randomToken(12),
-            endpoint_id: endpoint.id,
-            event_id: event.id,
-            event_type: event.type,
-            body: deliveryBody(event),
-            state: 'pending' as const,
-            attempts: 0,
-            next_attempt_at: now,
-            created_at: now,
-            updated_at: now,
-          };
-        }),
-      );
-      return true;
-    });
-    return { queued: moved ? wanted.length : 0, more: moved && rows.length >= FANOUT_PAGE };
+  private launch(row: WebhookDeliveryRow): Promise<void> {
+    const run: Promise<void> = this.attempt(row)
+      .catch((err: unknown) => this.deps.logger?.error({ err, team_id: row.team_id, endpoint_id: row.endpoint_id }, 'webhook attempt failed'))
+      .finally(() => {
+        this.running.delete(run);
+        this.loop.wake();
+      });
+    this.running.add(run);
+    return run;
   }
 
-  /** The Standard Webhooks headers: one signature per valid secret (two during a rotation's overlap). */
+  /**
+   * The Standard Webhooks headers: one signature per readable secret (two during a rotation's
+   * overlap). A previous secret that cannot be decrypted is left out; the current one must be.
+   */
   private headersFor(endpoint: WebhookEndpointRow, row: WebhookDeliveryRow, now: Date): Record<string, string> {
     const timestamp = Math.floor(now.getTime() / 1000);
-    const secrets = [this.deps.box.open(endpoint.secret)];
+    const open = (sealed: string): string | null => {
+      try {
+        return this.deps.box.open(sealed);
+      } catch {
+        return null;
+      }
+    };
+    const current = open(endpoint.secret);
+    if (current === null) throw new SecretUnreadable();
+    const secrets = [current];
     if (endpoint.previous_secret && endpoint.previous_secret_until && endpoint.previous_secret_until > now.toISOString()) {
-      secrets.push(this.deps.box.open(endpoint.previous_secret));
+      const previous = open(endpoint.previous_secret);
+      if (previous !== null) secrets.push(previous);
     }
     return {
       'webhook-id': row.event_id,
@@ -177,9 +205,17 @@ export class WebhookWorker {
       await repo.settleDelivery(this.db, fence, { state: 'failed', last_error: reason, updated_at: started.toISOString() });
       return;
     }
-    const result = await postWebhook(endpoint.url, this.headersFor(endpoint, row, started), row.body, {
+    let headers: Record<string, string>;
+    try {
+      headers = this.headersFor(endpoint, row, started);
+    } catch (err) {
+      if (!(err instanceof SecretUnreadable)) throw err;
+      return this.failUnreadableSecret(row, endpoint, started);
+    }
+    const result = await postWebhook(endpoint.url, headers, row.body, {
       timeoutMs: this.deps.policy.timeoutMs,
       policy: this.deps.urlPolicy,
+      resolver: this.deps.resolver,
       signal: this.abort.signal,
     });
     const now = this.deps.clock.now();
@@ -219,26 +255,55 @@ export class WebhookWorker {
       if (!current.failing_since) {
         await repo.updateEndpoint(trx, row.team_id, endpoint.id, { failing_since: nowIso });
       } else if (now.getTime() - new Date(current.failing_since).getTime() >= RETRY_WINDOW_MS) {
-        const reason = 'failing_for_3_days';
-        await repo.updateEndpoint(trx, row.team_id, endpoint.id, { enabled: 0, disabled_reason: reason, updated_at: nowIso });
-        await repo.failPendingDeliveries(trx, row.team_id, endpoint.id, nowIso, 'the endpoint was disabled');
-        await recordTeamEvent(trx, {
-          teamId: row.team_id,
-          type: 'webhook_endpoint.disabled',
-          now: nowIso,
-          data: { endpoint_id: endpoint.id, url: endpoint.url, reason },
-        });
-        this.deps.logger?.warn({ endpoint_id: endpoint.id, team_id: row.team_id }, 'webhook endpoint disabled after failing for 3 days');
+        await this.disable(trx, current, 'failing_for_3_days', nowIso);
       }
       return true;
     });
     if (settled) countDelivery('webhook', ok ? 'sent' : next ? 'retry' : 'failed');
   }
 
-  private async maybePrune(): Promise<void> {
-    const now = this.deps.clock.now();
-    if (now.getTime() - this.lastPrune < PRUNE_EVERY_MS) return;
-    this.lastPrune = now.getTime();
-    await pruneEvents(this.db, now, this.deps.policy.eventRetentionDays);
+  /**
+   * The endpoint's secret cannot be decrypted with this service secret (INVOICING_SECRET changed):
+   * no attempt can be signed, now or later. The delivery fails at once with the reason (listed
+   * among the attempts) and the endpoint is disabled (`secret_unreadable`), so nothing is retried
+   * for ever; rotating the secret and re-enabling the endpoint resumes deliveries.
+   */
+  private async failUnreadableSecret(row: WebhookDeliveryRow, endpoint: WebhookEndpointRow, at: Date): Promise<void> {
+    const nowIso = at.toISOString();
+    const reason = "the endpoint's signing secret cannot be decrypted with the service secret (INVOICING_SECRET changed): rotate the secret, then re-enable the endpoint";
+    const fence = { teamId: row.team_id, id: row.id, owner: this.owner };
+    const settled = await this.db.transaction().execute(async (trx) => {
+      if (!(await repo.settleDelivery(trx, fence, { state: 'failed', last_error: reason, last_status_code: null, updated_at: nowIso }))) return false;
+      await repo.insertAttempt(trx, {
+        team_id: row.team_id,
+        id: randomToken(12),
+        endpoint_id: row.endpoint_id,
+        delivery_id: row.id,
+        event_id: row.event_id,
+        attempt: row.attempts,
+        status_code: null,
+        duration_ms: 0,
+        error: reason,
+        at: nowIso,
+        next_attempt_at: null,
+      });
+      const current = await repo.findEndpoint(trx, row.team_id, endpoint.id);
+      if (current && current.enabled === 1 && current.secret === endpoint.secret) await this.disable(trx, current, 'secret_unreadable', nowIso);
+      return true;
+    });
+    if (settled) countDelivery('webhook', 'failed');
+  }
+
+  /** Disables the endpoint, fails its waiting deliveries and records `webhook_endpoint.disabled`. */
+  private async disable(trx: Parameters<typeof repo.updateEndpoint>[0], endpoint: WebhookEndpointRow, reason: DisabledReason, nowIso: string): Promise<void> {
+    await repo.updateEndpoint(trx, endpoint.team_id, endpoint.id, { enabled: 0, disabled_reason: reason, updated_at: nowIso });
+    await repo.failPendingDeliveries(trx, endpoint.team_id, endpoint.id, nowIso, 'the endpoint was disabled');
+    await recordTeamEvent(trx, {
+      teamId: endpoint.team_id,
+      type: 'webhook_endpoint.disabled',
+      now: nowIso,
+      data: { endpoint_id: endpoint.id, url: endpoint.url, reason },
+    });
+    this.deps.logger?.warn({ endpoint_id: endpoint.id, team_id: endpoint.team_id, reason }, 'webhook endpoint disabled');
   }
 }

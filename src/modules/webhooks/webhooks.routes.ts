@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../teams/index.js';
 import { API_SECURITY, API_WRITE_SECURITY } from '../../shared/api-security.js';
 import { errorResponses, ref } from '../../shared/schemas.js';
-import type { WebhooksService } from './webhooks.service.js';
+import { MAX_UNDELIVERED, type WebhooksService } from './webhooks.service.js';
 import {
   CreateEndpointBody,
   DeliveriesQuery,
@@ -23,6 +23,7 @@ import {
 } from './webhooks.schemas.js';
 
 const DEMO = ' With the demo token this is a dry-run: nothing is stored (no endpoint exists, so calls on one are 404).';
+const BACKLOG = ` An endpoint holds at most ${MAX_UNDELIVERED} deliveries still to make (pending or being attempted): past that, 409 webhook_backlog_full, nothing queued.`;
 const tags = ['webhooks'];
 
 export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksService }> = async (app, { webhooks }) => {
@@ -101,7 +102,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServic
       schema: {
         operationId: 'deleteWebhookEndpoint',
         summary: 'Delete a webhook endpoint',
-        description: 'Deletes the endpoint with its deliveries and their history.',
+        description: 'Deletes the endpoint (nothing more is delivered to it) with its deliveries and their history.',
         tags,
         security: API_WRITE_SECURITY,
         params: EndpointParams,
@@ -134,11 +135,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServic
       schema: {
         operationId: 'testWebhookEndpoint',
         summary: 'Send a test ping',
-        description: 'Queues a signed `ping` delivery (not in the feed); its attempts show in the deliveries list.',
+        description: `Queues a signed \`ping\` delivery (not in the feed); its attempts show in the deliveries list.${BACKLOG}`,
         tags,
         security: API_WRITE_SECURITY,
         params: EndpointParams,
-        response: { 200: ref(TestResponse, 'Queued.'), ...errorResponses(400, 401, 403, 404, 429, 503) },
+        response: { 200: ref(TestResponse, 'Queued.'), ...errorResponses(400, 401, 403, 404, 409, 429, 503) },
       },
     },
     async (request) => webhooks.test(requireAuth(request), request.params.id),
@@ -150,12 +151,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServic
       schema: {
         operationId: 'replayWebhookEvents',
         summary: 'Re-send events',
-        description: 'Queues the chosen events (kept events of the team, by id) for this endpoint again, with a fresh retry window, whatever its event types; unknown ids are skipped and not counted.',
+        description: `Queues the chosen events (kept events of the team, by id) for this endpoint again, with a fresh retry window, whatever its event types; unknown ids are skipped and not counted.${BACKLOG}`,
         tags,
         security: API_WRITE_SECURITY,
         params: EndpointParams,
         body: ReplayBody,
-        response: { 200: ref(ReplayResponse, 'Queued.'), ...errorResponses(400, 401, 403, 404, 429, 503) },
+        response: { 200: ref(ReplayResponse, 'Queued.'), ...errorResponses(400, 401, 403, 404, 409, 429, 503) },
       },
     },
     async (request) => webhooks.replay(requireAuth(request), request.params.id, request.body.event_ids),

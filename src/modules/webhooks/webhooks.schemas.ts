@@ -23,8 +23,9 @@ export const WebhookEndpoint = Type.Object(
     description: Description,
     enabled: Enabled,
     created_at: Type.String({ format: 'date-time', maxLength: 40, description: 'Creation time (UTC).' }),
-    disabled_reason: Type.Union([Type.Literal('failing_for_3_days'), Type.Null()], {
-      description: 'Why the service disabled the endpoint (`failing_for_3_days`), null otherwise.',
+    disabled_reason: Type.Union([Type.Literal('failing_for_3_days'), Type.Literal('secret_unreadable'), Type.Null()], {
+      description:
+        'Why the service disabled the endpoint, null otherwise: `failing_for_3_days` (every attempt failed for the 3-day retry window), `secret_unreadable` (the signing secret cannot be decrypted after the operator changed INVOICING_SECRET: rotate the secret, then re-enable).',
     }),
   },
   { $id: 'WebhookEndpoint', additionalProperties: false, description: 'A webhook endpoint of the team.' },

@@ -1,17 +1,20 @@
 /**
- * Webhook endpoints of a team (issue 15, contract 5): create with a secret shown once, list,
- * read, change, delete, rotate the secret with an overlap, queue a test ping, replay events,
- * list delivery attempts. Another team's endpoint is a 404 like an unknown one.
+ * Webhook endpoints of a team (contract 5 and 7): create with a secret shown once, list, read,
+ * change, delete, rotate the secret with an overlap, queue a test ping, replay events, list
+ * delivery attempts. Another team's endpoint is a 404 like an unknown one. An endpoint holds at
+ * most MAX_UNDELIVERED deliveries still to make: `test` and `replay` past it are a 409.
  */
-import type { Db } from '../../db/database.js';
+import type { Db, Executor } from '../../db/database.js';
 import type { WebhookEndpointRow } from '../../db/types.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
 import { ApiError } from '../../shared/errors.js';
+import { yieldToIo } from '../../shared/background-work.js';
 import { randomToken } from '../../shared/tokens.js';
 import { findEvents, latestPosition, toPublicEvent, type PublicEvent } from '../events/index.js';
 import { lockTeam, type AuthContext } from '../teams/index.js';
 import { newSigningSecret, type SecretBox } from './secrets.js';
-import { checkWebhookUrl, UnsafeUrlError, type UrlPolicy } from './url-safety.js';
+import type { HostResolver } from './host-resolver.js';
+import { checkLiteralHost, checkUrlForm, checkWebhookUrl, UnsafeUrlError, type UrlPolicy } from './url-safety.js';
 import * as repo from './webhooks.repository.js';
 import type { CreateEndpointBody, PatchEndpointBody } from './webhooks.schemas.js';
 
@@ -22,13 +25,30 @@ export interface WebhookEndpointView {
   description: string;
   enabled: boolean;
   created_at: string;
-  disabled_reason: 'failing_for_3_days' | null;
+  disabled_reason: DisabledReason | null;
 }
+
+/**
+ * Why the service disabled an endpoint: its attempts failed for the whole retry window, or its
+ * signing secret cannot be decrypted (INVOICING_SECRET changed): rotate it, then re-enable.
+ */
+export type DisabledReason = 'failing_for_3_days' | 'secret_unreadable';
+
+/**
+ * The most deliveries still to make (pending or under way) one endpoint holds. An endpoint that
+ * does not answer then holds at most this many rows; its 3-day retry window ends the rest.
+ */
+export const MAX_UNDELIVERED = 1_000;
+
+/** Rows deleted per statement when an endpoint's history goes. */
+const HISTORY_BATCH = 1_000;
 
 export interface WebhooksServiceDeps {
   db: Db;
   clock: Clock;
   policy: UrlPolicy;
+  /** The bounded resolver the URL check asks (host-resolver.ts). */
+  resolver: HostResolver;
   box: SecretBox;
   /** Called after a commit that queued deliveries (wakes the worker of this node). */
   onQueued?: () => void;
@@ -42,7 +62,7 @@ export function endpointView(row: WebhookEndpointRow): WebhookEndpointView {
     description: row.description,
     enabled: row.enabled === 1,
     created_at: row.created_at,
-    disabled_reason: row.disabled_reason === null ? null : 'failing_for_3_days',
+    disabled_reason: row.disabled_reason === null ? null : row.disabled_reason === 'secret_unreadable' ? 'secret_unreadable' : 'failing_for_3_days',
   };
 }
 
@@ -63,14 +83,33 @@ function normalizeEvents(events: readonly string[] | undefined): string[] {
 export class WebhooksService {
   constructor(private readonly deps: WebhooksServiceDeps) {}
 
-  private async safeUrl(url: string): Promise<string> {
+  /** The URL's checks; with `resolve` false, its form and an IP-literal host only (a demo dry-run never reaches DNS). */
+  private async safeUrl(url: string, resolve = true): Promise<string> {
     try {
-      await checkWebhookUrl(url, this.deps.policy);
+      if (resolve) await checkWebhookUrl(url, this.deps.policy, this.deps.resolver);
+      else checkLiteralHost(checkUrlForm(url, this.deps.policy), this.deps.policy);
       return url;
     } catch (err) {
       if (err instanceof UnsafeUrlError) throw new ApiError('invalid_webhook_url', { details: err.message });
       throw err;
     }
+  }
+
+  /**
+   * Runs `work` with the endpoint's row locked, after checking that `adding` more deliveries keep
+   * it within MAX_UNDELIVERED (409 webhook_backlog_full otherwise).
+   */
+  private async withinBacklog<T>(row: WebhookEndpointRow, adding: number, work: (trx: Executor) => Promise<T>): Promise<T> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      if (!(await repo.lockEndpoint(trx, row.team_id, row.id))) throw notFound(row.id);
+      const undelivered = await repo.countUndelivered(trx, row.team_id, row.id, MAX_UNDELIVERED);
+      if (undelivered + adding > MAX_UNDELIVERED) {
+        throw new ApiError('webhook_backlog_full', {
+          details: `the endpoint has ${undelivered} deliveries still to make and holds at most ${MAX_UNDELIVERED}: wait until they are delivered or given up`,
+        });
+      }
+      return work(trx);
+    });
   }
 
   private async own(auth: AuthContext, id: string): Promise<WebhookEndpointRow> {
@@ -81,7 +120,7 @@ export class WebhooksService {
   }
 
   async create(auth: AuthContext, body: CreateEndpointBody): Promise<{ ok: true; endpoint: WebhookEndpointView; secret: string; demo_mode?: true }> {
-    const url = await this.safeUrl(body.url);
+    const url = await this.safeUrl(body.url, auth.mode !== 'demo');
     const now = isoNow(this.deps.clock);
     const secret = newSigningSecret();
     const view: WebhookEndpointView = {
@@ -153,9 +192,16 @@ export class WebhooksService {
     return this.get(auth, id);
   }
 
+  /**
+   * The endpoint goes at once (one statement: nothing more is delivered to it), then its
+   * deliveries and attempts, HISTORY_BATCH rows per statement, each its own short write, so a long
+   * history never holds the database in one transaction. What an interrupted deletion leaves
+   * behind, retention deletes by age (INVOICING_DELIVERY_RETENTION_DAYS).
+   */
   async remove(auth: AuthContext, id: string): Promise<{ ok: true }> {
     const row = await this.own(auth, id);
-    await this.deps.db.transaction().execute((trx) => repo.deleteEndpoint(trx, row.team_id, id));
+    await repo.deleteEndpoint(this.deps.db, row.team_id, id);
+    while ((await repo.deleteEndpointHistory(this.deps.db, row.team_id, id, HISTORY_BATCH)) > 0) await yieldToIo();
     return { ok: true };
   }
 
@@ -177,21 +223,20 @@ export class WebhooksService {
     const row = await this.own(auth, id);
     const now = isoNow(this.deps.clock);
     const eventId = `evt_test_${randomToken(12)}`;
-    await repo.insertDeliveries(this.deps.db, [
-      {
-        team_id: row.team_id,
-        id: randomToken(12),
-        endpoint_id: id,
-        event_id: eventId,
-        event_type: 'ping',
-        body: deliveryBody({ type: 'ping', created_at: now, data: { endpoint_id: id } }),
-        state: 'pending',
-        attempts: 0,
-        next_attempt_at: now,
-        created_at: now,
-        updated_at: now,
-      },
-    ]);
+    const ping = {
+      team_id: row.team_id,
+      id: randomToken(12),
+      endpoint_id: id,
+      event_id: eventId,
+      event_type: 'ping',
+      body: deliveryBody({ type: 'ping', created_at: now, data: { endpoint_id: id } }),
+      state: 'pending' as const,
+      attempts: 0,
+      next_attempt_at: now,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.withinBacklog(row, 1, (trx) => repo.insertDeliveries(trx, [ping]));
     this.deps.onQueued?.();
     return { ok: true, event_id: eventId };
   }
@@ -200,7 +245,8 @@ export class WebhooksService {
     const row = await this.own(auth, id);
     const events = await findEvents(this.deps.db, row.team_id, eventIds);
     const now = isoNow(this.deps.clock);
-    await this.deps.db.transaction().execute(async (trx) => {
+    // Counted as new whether or not a delivery of the event is already waiting (at most 100).
+    await this.withinBacklog(row, events.length, async (trx) => {
       for (const e of events.map(toPublicEvent)) {
         await repo.requeueDelivery(trx, {
           team_id: row.team_id,

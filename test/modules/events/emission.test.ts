@@ -26,7 +26,7 @@ afterAll(async () => {
 
 /**
  * The document's events once `ready(events)` holds: on PostgreSQL an event shows in the feed once
- * every transaction older than it has ended, which other test files' transactions can delay.
+ * every transaction of the service older than it has ended (this file's own, e.g. a worker's).
  */
 async function eventsOf(publicId: string, ready: (events: any[]) => boolean = (e) => e.length > 0) {
   const deadline = Date.now() + 20_000;

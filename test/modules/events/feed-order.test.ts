@@ -39,8 +39,8 @@ async function drain(cursor: string | undefined): Promise<{ ids: string[]; docs:
 }
 
 /**
- * Drains until `n` events came: an event shows once every older transaction on the server has
- * ended, and other test files' transactions (other databases, same server) can hold it back.
+ * Drains until `n` events came: on PostgreSQL an event shows once every older transaction of the
+ * service on this database has ended.
  */
 async function drainUntil(cursor: string | undefined, n: number) {
   const out = { ids: [] as string[], docs: [] as string[], cursor };

@@ -45,7 +45,7 @@ describe('events feed', () => {
     await request(t, doc.invoice_url);
     await request(t, doc.invoice_url); // a second open is no news
 
-    // On PostgreSQL an event shows once every older transaction has ended (other files' too).
+    // On PostgreSQL an event shows once every older transaction of the service has ended.
     let mine: Awaited<ReturnType<typeof all>> = [];
     for (const deadline = Date.now() + 20_000; mine.length < 4 && Date.now() < deadline; ) {
       mine = (await all()).filter((e) => e.data.public_id === id);

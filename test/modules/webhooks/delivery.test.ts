@@ -66,8 +66,8 @@ async function deliveries(id: string) {
 
 /**
  * Runs the worker until `done()` (retries are due after a few ms). On PostgreSQL an event
- * reaches the feed, and so the fan-out, once every transaction older than it has ended; other
- * test files' transactions on the same server can hold it back for a while.
+ * reaches the feed, and so the fan-out, once every transaction of the service older than it has
+ * ended.
  */
 async function runUntil(done: () => boolean | Promise<boolean>, ms = 20_000) {
   const deadline = Date.now() + ms;

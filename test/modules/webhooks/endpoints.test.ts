@@ -7,6 +7,7 @@ import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { BETA_KEY, bootstrapFixture } from '../../helpers/fixtures.js';
 import { checkUrlForm, checkWebhookUrl } from '../../../src/modules/webhooks/url-safety.js';
 import { postWebhook } from '../../../src/modules/webhooks/http-post.js';
+import { HostResolver } from '../../../src/modules/webhooks/host-resolver.js';
 import { ACME } from '../invoices/write-helpers.js';
 import { Receiver } from './receiver.js';
 
@@ -63,25 +64,26 @@ describe('webhook endpoints', () => {
     const strict = { allowHttp: false, allowPrivate: [] as string[] };
     expect(() => checkUrlForm('http://example.com/hook', strict)).toThrow(/https/);
     expect(checkUrlForm('https://example.com/hook', strict).hostname).toBe('example.com');
-    await expect(checkWebhookUrl('https://127.0.0.1/hook', strict)).rejects.toThrow(/loopback/);
-    await expect(checkWebhookUrl('https://[::ffff:169.254.169.254]/hook', strict)).rejects.toThrow(/linkLocal/);
+    const resolver = new HostResolver({ timeoutMs: 2000 });
+    await expect(checkWebhookUrl('https://127.0.0.1/hook', strict, resolver)).rejects.toThrow(/loopback/);
+    await expect(checkWebhookUrl('https://[::ffff:169.254.169.254]/hook', strict, resolver)).rejects.toThrow(/link-local/);
     // A name (no literal) goes through the guarded lookup at connect time: localhost is refused there.
     const receiver = new Receiver();
     const url = await receiver.start();
     try {
       const byName = url.replace('127.0.0.1', 'localhost');
-      const refused = await postWebhook(byName, {}, '{}', { timeoutMs: 2000, policy: { allowHttp: true, allowPrivate: [] } });
+      const refused = await postWebhook(byName, {}, '{}', { timeoutMs: 2000, policy: { allowHttp: true, allowPrivate: [] }, resolver });
       expect(refused).toMatchObject({ statusCode: null, error: expect.stringMatching(/refused: .*loopback/) });
       expect(receiver.received).toHaveLength(0);
-      const allowed = await postWebhook(byName, {}, '{}', { timeoutMs: 2000, policy: { allowHttp: true, allowPrivate: ['127.0.0.0/8', '::1'] } });
+      const allowed = await postWebhook(byName, {}, '{}', { timeoutMs: 2000, policy: { allowHttp: true, allowPrivate: ['127.0.0.0/8', '::1'] }, resolver });
       expect(allowed).toMatchObject({ statusCode: 200, error: null });
       // A redirect is not followed: it is a failed attempt.
       receiver.answers.push({ status: 302 });
-      const redirected = await postWebhook(url, {}, '{}', { timeoutMs: 2000, policy: { allowHttp: true, allowPrivate: ['127.0.0.1'] } });
+      const redirected = await postWebhook(url, {}, '{}', { timeoutMs: 2000, policy: { allowHttp: true, allowPrivate: ['127.0.0.1'] }, resolver });
       expect(redirected).toMatchObject({ statusCode: 302, error: expect.stringContaining('HTTP 302') });
       // A huge answer is not read past 64 KB.
       receiver.answers.push({ status: 200, body: 'x'.repeat(2_000_000) });
-      const huge = await postWebhook(url, {}, '{}', { timeoutMs: 2000, policy: { allowHttp: true, allowPrivate: ['127.0.0.1'] } });
+      const huge = await postWebhook(url, {}, '{}', { timeoutMs: 2000, policy: { allowHttp: true, allowPrivate: ['127.0.0.1'] }, resolver });
       expect(huge).toMatchObject({ statusCode: 200, error: null });
     } finally {
       await receiver.close();
