@@ -104,8 +104,12 @@ export interface LimitsConfig {
   keepAliveTimeoutMs: number;
   /** INVOICING_MAX_CONNECTIONS: open connections per process; more are refused at once. */
   maxConnections: number;
-  /** INVOICING_PDF_QUEUE_MAX: PDF renders waiting for a worker thread; beyond it 503 + Retry-After. */
+  /** INVOICING_PDF_QUEUE_MAX: share and portal PDF renders waiting for a worker thread; beyond it 503 + Retry-After. */
   pdfQueueMax: number;
+  /** INVOICING_PDF_BACKGROUND_QUEUE_MAX: e-mail and EDO PDF renders waiting; beyond it the job is postponed. */
+  pdfBackgroundQueueMax: number;
+  /** INVOICING_PDF_RENDER_TIMEOUT_MS: a render running longer is stopped (its thread ended). */
+  pdfRenderTimeoutMs: number;
   /** INVOICING_RENDER_CACHE_MB: bytes of rendered PDFs and QR images kept (LRU); 0 turns it off. */
   renderCacheBytes: number;
   /** INVOICING_LINK_RATE_PER_MIN: requests per minute to the pages of one share or portal token. */
@@ -338,6 +342,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     keepAliveTimeoutMs: parseInteger(env, 'INVOICING_KEEP_ALIVE_TIMEOUT_MS', 5_000, 1_000, 600_000),
     maxConnections: parseInteger(env, 'INVOICING_MAX_CONNECTIONS', 1_024, 1, 1_000_000),
     pdfQueueMax: parseInteger(env, 'INVOICING_PDF_QUEUE_MAX', 32, 0, 100_000),
+    pdfBackgroundQueueMax: parseInteger(env, 'INVOICING_PDF_BACKGROUND_QUEUE_MAX', 32, 0, 100_000),
+    pdfRenderTimeoutMs: parseInteger(env, 'INVOICING_PDF_RENDER_TIMEOUT_MS', 5_000, 100, 600_000),
     renderCacheBytes: parseInteger(env, 'INVOICING_RENDER_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
     linkRatePerMin: parseInteger(env, 'INVOICING_LINK_RATE_PER_MIN', 120, 1, 1_000_000),
   };

@@ -45,6 +45,14 @@ export function retryDelayMs(attempts: number, policy: { retryBaseMs: number; re
   return Math.max(1, Math.round(capped * (0.8 + 0.4 * random)));
 }
 
+/**
+ * How long a job that met a busy step (`BusyError`) waits before it is due again: the wait the
+ * step asked for, ±20 % so that the jobs it turned away do not all come back at once.
+ */
+export function postponementMs(busy: { retryAfterMs: number }, random: number = Math.random()): number {
+  return Math.max(1, Math.round(busy.retryAfterMs * (0.8 + 0.4 * random)));
+}
+
 /** How an outbox kind is worked off (e-mail, EDO sends): attempts, retries, leases, polling. */
 export interface OutboxPolicy {
   /** One background attempt of one row. */

@@ -13,7 +13,7 @@ import { loadConfig, type Config } from '../../src/config/config.js';
 import { MemoryStore } from '../../src/http/rate-limit/memory-store.js';
 import type { RateLimitStore } from '../../src/http/rate-limit/rate-limit.types.js';
 import { createEdo, type EdoDeps } from '../../src/modules/edo/index.js';
-import { createPdfRenderer, inlinePdfRenderer } from '../../src/modules/rendering/pdf-pool.js';
+import { createPdfRenderer, inlinePdfRenderer, pdfPoolOptions } from '../../src/modules/rendering/pdf-pool.js';
 import { createNotifications, type NotificationsDeps } from '../../src/modules/notifications/index.js';
 import { createWebhooks, type WebhooksDeps } from '../../src/modules/webhooks/index.js';
 import { applyBootstrap, parseBootstrap } from '../../src/modules/teams/bootstrap.js';
@@ -52,6 +52,8 @@ export interface TestAppOptions {
    * has its own tests, and the process tests run it as production does.
    */
   pdfThreads?: number;
+  /** With `pdfThreads`: the threads' task module (test/modules/rendering/slow-pdf-worker.ts can hold a thread). */
+  pdfTaskFile?: URL;
   /** EDO sync built from the config with these settings (an operator, fast retries, a clock). */
   edo?: Partial<Pick<EdoDeps, 'policy' | 'clock' | 'operator'>>;
   /** Webhook delivery with these settings (a clock, fast polling). */
@@ -106,7 +108,9 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(notifier ? { notifier } : {}),
     ...(edo ? { edo } : {}),
     ...(webhooks ? { webhooks } : {}),
-    pdf: options.pdfThreads ? createPdfRenderer({ threads: options.pdfThreads, maxQueue: config.limits.pdfQueueMax }) : inlinePdfRenderer,
+    pdf: options.pdfThreads
+      ? createPdfRenderer({ ...pdfPoolOptions(config), threads: options.pdfThreads, ...(options.pdfTaskFile ? { taskFile: options.pdfTaskFile } : {}) })
+      : inlinePdfRenderer,
   });
   await options.beforeReady?.(app);
   await app.ready();

@@ -14,7 +14,8 @@ import { writeEachInOneTransaction, type Db, type DatabaseHandle, type Executor 
 import * as outbox from '../../db/outbox.js';
 import type { PgStatementPart } from '../../db/pg-parts.js';
 import type { EdoJobRow, OutboxRow } from '../../db/types.js';
-import { retryDelayMs, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
+import { postponementMs, retryDelayMs, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
+import { BusyError } from '../../shared/busy-error.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
 import { sortableToken } from '../../shared/tokens.js';
 import { EdoOperatorError, type EdoEvent, type EdoOperator, type EdoOutgoingDocument } from './edo-operator.js';
@@ -331,6 +332,7 @@ export class EdoService {
       if (document === 'superseded') return this.recordSuperseded(row, fence);
       receipt = await this.deps.operator.send(document, signal);
     } catch (err) {
+      if (err instanceof BusyError) return this.postpone(row, fence, err);
       const failure =
         err instanceof EdoOperatorError
           ? err
@@ -374,6 +376,7 @@ export class EdoService {
     try {
       current = await this.files({ teamId: row.team_id, publicId: row.public_id, jobId: row.id });
     } catch (err) {
+      if (err instanceof BusyError) throw err;
       throw new EdoOperatorError(`could not prepare the document file: ${(err as Error).message}`, 'document_unavailable', false);
     }
     if (!current) throw new EdoOperatorError('the document no longer exists', 'document_unavailable', true);
@@ -411,6 +414,17 @@ export class EdoService {
     const delay = Math.max(retryDelayMs(row.attempts, this.policy), failure.retryAfterMs ?? 0);
     const next = new Date(now.getTime() + delay).toISOString();
     return (await outbox.markRetry(this.db, fence, nowIso, next, failure.message, failure.code)) ? 'pending' : null;
+  }
+
+  /**
+   * The file could not be rendered now (every PDF renderer busy): nothing was sent and the send
+   * is due again after the renderer's wait, its attempt not counted.
+   */
+  private async postpone(row: OutboxRow, fence: outbox.Fence, busy: BusyError): Promise<'pending' | null> {
+    const now = this.deps.clock.now();
+    const next = new Date(now.getTime() + postponementMs(busy)).toISOString();
+    this.logger.info({ public_id: row.public_id, revision: row.revision, job_id: row.id, next_attempt_at: next }, `EDO send postponed: ${busy.message}`);
+    return (await outbox.markPostponed(this.db, fence, now.toISOString(), next)) ? 'pending' : null;
   }
 
   private async recordSuperseded(row: OutboxRow, fence: outbox.Fence): Promise<'superseded' | null> {

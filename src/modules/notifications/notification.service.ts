@@ -12,7 +12,8 @@
 import { writeEachInOneTransaction, type Db, type DatabaseHandle, type Executor } from '../../db/database.js';
 import type { PgGatePart, PgStatementPart } from '../../db/pg-parts.js';
 import type { OutboxRow, OutboxTable } from '../../db/types.js';
-import { forEachLimited, newLeaseOwner, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
+import { forEachLimited, newLeaseOwner, postponementMs, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
+import { BusyError } from '../../shared/busy-error.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
 import type { LinkBases } from '../links/index.js';
 import { resolvePolicy, retryDelayMs, type DeliveryPolicy } from './delivery-policy.js';
@@ -566,6 +567,7 @@ export class NotificationService {
       const message = await this.messageFor(row);
       await this.deps.transport.send(message, signal);
     } catch (err) {
+      if (err instanceof BusyError) return this.postpone(row, fence, err);
       failure = err instanceof MailSendError ? err : new MailSendError((err as Error).message ?? String(err), 'smtp_error', false);
     }
     const now = this.deps.clock.now();
@@ -583,6 +585,17 @@ export class NotificationService {
     }
     const next = new Date(now.getTime() + retryDelayMs(row.attempts, this.policy)).toISOString();
     return (await outbox.markRetry(this.db, fence, nowIso, next, failure.message, failure.code)) ? 'pending' : null;
+  }
+
+  /**
+   * The attachment could not be rendered now (every PDF renderer busy): nothing was sent and
+   * the e-mail is due again after the renderer's wait, its attempt not counted.
+   */
+  private async postpone(row: OutboxRow, fence: outbox.Fence, busy: BusyError): Promise<'pending' | null> {
+    const now = this.deps.clock.now();
+    const next = new Date(now.getTime() + postponementMs(busy)).toISOString();
+    this.logger.info({ public_id: row.public_id, revision: row.revision, next_attempt_at: next }, `e-mail postponed: ${busy.message}`);
+    return (await outbox.markPostponed(this.db, fence, now.toISOString(), next)) ? 'pending' : null;
   }
 
   /** Recomputes a revision's outcome from its rows and stores it on the document. */
@@ -603,6 +616,7 @@ export class NotificationService {
       try {
         attachments = await provider({ teamId: row.team_id, publicId: row.public_id, revision: row.revision, recipient: row.recipient });
       } catch (err) {
+        if (err instanceof BusyError) throw err;
         throw new MailSendError(`could not prepare the attachments: ${(err as Error).message}`, 'smtp_error', false);
       }
     }

@@ -30,7 +30,7 @@ import {
   type InvoiceService,
   type RequestInfo,
 } from '../invoices/index.js';
-import { inlinePdfRenderer, RenderCache, renderKey, renderQrPng, renderQrSvg, type PdfRenderer } from '../rendering/index.js';
+import { inlinePdfRenderer, RenderCache, renderKey, renderQrPng, renderQrSvg, type PdfRenderer, type RenderLane } from '../rendering/index.js';
 import { DEMO_AUTH, DEMO_TEAM_ID, LEGACY_DEMO_TEAM_ID, type AuthContext, type AuthService } from '../teams/index.js';
 import { refusedEdit } from './edit-refusals.js';
 import { messagesByField, warningMessageRu } from './form-messages.js';
@@ -355,15 +355,16 @@ export class SharingService {
     const stored = await this.read(auth, publicId, { host: '', requestId }).catch(notFoundAsNull);
     if (!stored) return null;
     const model = toPrintModel(stored.body);
-    return { revision: stored.body.metadata.revision ?? 0, file: { body: await this.pdfFile(model).load(), filename: pdfFilenames(model) } };
+    // The background lane: share-page traffic filling the public queue never refuses it.
+    return { revision: stored.body.metadata.revision ?? 0, file: { body: await this.pdfFile(model, 'background').load(), filename: pdfFilenames(model) } };
   }
 
   // --- helpers ------------------------------------------------------------------------------
 
-  private pdfFile(model: InvoicePrintModel): RenderedFile {
+  private pdfFile(model: InvoicePrintModel, lane: RenderLane = 'public'): RenderedFile {
     const key = renderKey('pdf', model);
     const renderer = this.deps.pdf ?? inlinePdfRenderer;
-    return { etag: `"${key}"`, filename: pdfFilenames(model), load: () => this.cache.get(key, () => renderer.render(model)) };
+    return { etag: `"${key}"`, filename: pdfFilenames(model), load: () => this.cache.get(key, () => renderer.render(model, lane)) };
   }
 
   private qrFile(model: InvoicePrintModel, format: 'png' | 'svg'): RenderedFile {
