@@ -45,7 +45,7 @@ export interface TestAppOptions {
   /** Runs after buildApp and before ready(), e.g. to register a test-only route. */
   beforeReady?: (app: App) => void | Promise<void>;
   /** E-mail delivery built from the config with these settings (short timeouts, fast retries). */
-  notifications?: Partial<Pick<NotificationsDeps, 'policy' | 'smtpTimeouts' | 'clock'>>;
+  notifications?: Partial<Pick<NotificationsDeps, 'policy' | 'smtpTimeouts' | 'clock' | 'logger'>>;
   /**
    * PDFs in worker threads (the production default) instead of inline. In-process test apps
    * render inline so that timing bounds do not include a thread starting under tsx; the pool
@@ -84,6 +84,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
         documents: documentStatusPort,
         policy: options.notifications.policy,
         smtpTimeouts: options.notifications.smtpTimeouts,
+        logger: options.notifications.logger,
       })
     : undefined;
   const edo = options.edo

@@ -9,10 +9,11 @@
  * 3. `OutboxWorker` (worker.ts) retries due rows, and takes over rows whose lease lapsed
  *    (a process that died between commit and delivery).
  */
-import { writeEachInOneTransaction, type Db, type DatabaseHandle, type Executor } from '../../db/database.js';
+import type { Db, DatabaseHandle, Executor } from '../../db/database.js';
+import { writeEachAlone } from '../../db/write-each.js';
 import type { PgGatePart, PgStatementPart } from '../../db/pg-parts.js';
 import type { OutboxRow, OutboxTable } from '../../db/types.js';
-import { forEachLimited, newLeaseOwner, postponementMs, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
+import { forEachLimited, newLeaseOwner, postponementMs, SetAsideRecords, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
 import { BusyError } from '../../shared/busy-error.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
 import type { LinkBases } from '../links/index.js';
@@ -244,6 +245,8 @@ export class NotificationService {
   }
 
   private attachmentProvider: AttachmentProvider | undefined;
+  /** Recorded e-mails this process could not write, left out of its batches for a while. */
+  private readonly setAside = new SetAsideRecords();
 
   /**
    * Sets the attachment source after construction: the PDF comes from the pages module, which
@@ -363,11 +366,18 @@ export class NotificationService {
   /**
    * The worker: writes the outbox rows of up to `limit` documents whose creates recorded their
    * e-mails, in one transaction, each record taken (a conditional update) in it, so each e-mail
-   * is written once whichever worker or update takes it. How many documents it wrote.
+   * is written once whichever worker or update takes it. How many documents it wrote. A record
+   * that cannot be written is undone alone, logged, and set aside (`SetAsideRecords`): the
+   * others are written, and the e-mails due are claimed after them as ever.
    */
   async writeRecordedEmails(limit: number): Promise<number> {
-    const refs = await this.deps.documents.recordedEmails(this.db, limit);
-    return writeEachInOneTransaction(this.db, refs, (trx, ref) => this.writeRecordedEmail(trx, ref));
+    const now = this.deps.clock.now().getTime();
+    const found = await this.deps.documents.recordedEmails(this.db, limit + this.setAside.count(now));
+    const refs = found.filter((ref) => !this.setAside.has(recordKey(ref), now)).slice(0, limit);
+    return writeEachAlone(this.db, refs, (trx, ref) => this.writeRecordedEmail(trx, ref), (ref, err) => {
+      this.setAside.add(recordKey(ref), now);
+      this.logger.error({ err, team_id: ref.teamId, public_id: ref.publicId }, 'recorded e-mails could not be written; set aside for 10 minutes');
+    });
   }
 
   /**
@@ -632,6 +642,11 @@ export class NotificationService {
       max_attempts: this.policy.maxAttempts,
     };
   }
+}
+
+/** A document's key among the records set aside. */
+function recordKey(ref: { teamId: string; publicId: string }): string {
+  return `${ref.teamId}\u0000${ref.publicId}`;
 }
 
 function blocked(reason: BlockReason): { state: 'blocked'; error: string; code: string } {
