@@ -17,7 +17,7 @@ import { createPdfRenderer, inlinePdfRenderer, pdfPoolOptions } from '../../src/
 import { createNotifications, type NotificationsDeps } from '../../src/modules/notifications/index.js';
 import { createWebhooks, type WebhooksDeps } from '../../src/modules/webhooks/index.js';
 import { applyBootstrap, parseBootstrap } from '../../src/modules/teams/bootstrap.js';
-import { systemClock } from '../../src/shared/clock.js';
+import { systemClock, type Clock } from '../../src/shared/clock.js';
 import { openDatabase } from '../../src/db/database.js';
 import { createTestDb, type TestDatabase } from './db.js';
 import { bootstrapFixture } from './fixtures.js';
@@ -54,6 +54,8 @@ export interface TestAppOptions {
   pdfThreads?: number;
   /** With `pdfThreads`: the threads' task module (test/modules/rendering/slow-pdf-worker.ts can hold a thread). */
   pdfTaskFile?: URL;
+  /** The application's clock (the share pages' and links' time); the system clock by default. */
+  clock?: Clock;
   /** EDO sync built from the config with these settings (an operator, fast retries, a clock). */
   edo?: Partial<Pick<EdoDeps, 'policy' | 'clock' | 'operator'>>;
   /** Webhook delivery with these settings (a clock, fast polling). */
@@ -103,6 +105,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const app = await buildApp({
     config,
     database: db,
+    ...(options.clock ? { clock: options.clock } : {}),
     rateLimitStore: store,
     logStream,
     secret: TEST_SECRET,
