@@ -129,6 +129,7 @@ describe('loadConfig overrides', () => {
         linkRatePerMin: 30,
       },
       metricsToken: 'metrics-token-0123456789',
+      metricsPublic: false,
       revisionsKeep: 50,
       detailCacheSize: 1000,
       secret,

@@ -60,6 +60,8 @@ export interface Config {
   limits: LimitsConfig;
   /** INVOICING_METRICS_TOKEN: when set, /metrics (of API nodes and of the worker's metrics port) needs `Authorization: Bearer <token>`. */
   metricsToken: string | null;
+  /** INVOICING_METRICS_PUBLIC: /metrics may be served without a token on a HOST that is not loopback (checkMetricsExposure). */
+  metricsPublic: boolean;
   /** INVOICING_REVISIONS_KEEP: previous revisions kept per document (0: all). */
   revisionsKeep: number;
   /** INVOICING_DETAIL_CACHE_SIZE: documents whose serialized GET response is kept (0: none). */
@@ -337,6 +339,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   if (metricsToken !== null && !/^[\x21-\x7e]{16,512}$/.test(metricsToken)) {
     throw new ConfigError('INVOICING_METRICS_TOKEN', 'must be 16-512 printable characters without spaces');
   }
+  const metricsPublic = parseBoolean(env, 'INVOICING_METRICS_PUBLIC', false);
   const limits: LimitsConfig = {
     requestTimeoutMs: parseInteger(env, 'INVOICING_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
     keepAliveTimeoutMs: parseInteger(env, 'INVOICING_KEEP_ALIVE_TIMEOUT_MS', 5_000, 1_000, 600_000),
@@ -387,6 +390,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     trustProxy,
     limits,
     metricsToken,
+    metricsPublic,
     revisionsKeep,
     detailCacheSize,
     secret,
