@@ -23,8 +23,8 @@ export interface ViewState {
  * request still lacks it, and the link's `last_opened_at` at most once a minute per link. The
  * minute is kept in this process (a map of the links opened, at most `maxLinks`, the oldest
  * forgotten first: forgetting one only lets its next open write); the update's own condition
- * keeps it at most once a minute across processes and nodes too. A page hammered by one link
- * thus costs reads only, where each open used to write (and, on SQLite, fsync) twice.
+ * keeps it at most once a minute across processes and nodes too. A page hammered through one
+ * link thus costs reads only, not two writes (each an fsync on SQLite) per open.
  */
 export class LinkOpens {
   private readonly written = new Map<string, number>();
