@@ -3,7 +3,8 @@
  * portal PDFs, anyone with a link) and `background` (e-mail attachments and EDO sends). A lane
  * whose queue is full refuses at once; the other lane is unaffected. When both have renders
  * waiting, a freed thread goes to each lane in turn, so a flood of public requests delays a
- * background render by at most one render per thread before it, and never refuses it.
+ * background render by at most one public render per thread (besides the renders on the
+ * threads and the background ones queued before it), and never refuses it.
  */
 import { BusyError } from '../../shared/busy-error.js';
 
@@ -53,11 +54,6 @@ export class RenderLanes {
     }
     this.turn = lane === 'public' ? 'background' : 'public';
     waiter();
-  }
-
-  /** Renders waiting in each lane (metrics, tests). */
-  get queued(): Record<RenderLane, number> {
-    return { public: this.waiting.public.length, background: this.waiting.background.length };
   }
 
   private next(): RenderLane | null {
