@@ -25,7 +25,7 @@ import { registerOperationsRoutes } from './http/operations.routes.js';
 import { catalogRoutes, CatalogService } from './modules/catalog/index.js';
 import { documentStatusPort, invoiceRoutes, InvoiceService } from './modules/invoices/index.js';
 import { createEdo, type EdoRuntime } from './modules/edo/index.js';
-import { createPdfRenderer, RenderCache, type PdfRenderer } from './modules/rendering/index.js';
+import { createPdfRenderer, pdfPoolOptions, RenderCache, type PdfRenderer } from './modules/rendering/index.js';
 import { createNotifications, type Notifier } from './modules/notifications/index.js';
 import { basePath } from './modules/links/index.js';
 import { edoDocumentFiles, pdfAttachments, SharingService, sharingRoutes } from './modules/sharing/index.js';
@@ -261,7 +261,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // PDFs (share pages, e-mail attachments, EDO sends) render in worker threads, off the event
   // loop. onClose hooks run last-registered first: the pool closes after the workers below
   // have finished their batches.
-  const pdf = deps.pdf ?? createPdfRenderer({ maxQueue: config.limits.pdfQueueMax });
+  const pdf = deps.pdf ?? createPdfRenderer(pdfPoolOptions(config));
   app.addHook('onClose', async () => pdf.close());
   const notifier =
     deps.notifier ?? createNotifications({

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { connectToPrimary, processRole, startPrimary, StartupFailure } from './cluster/index.js';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
+import { checkMetricsExposure } from './config/metrics-exposure.js';
 import { logDestination, loggerOptions } from './http/logging.js';
 import { BootstrapError } from './modules/teams/index.js';
 import { announceDemoKey, BootstrapFileUnreadableError, prepareDatabase, startApiProcess, startRuntime, type Runtime } from './runtime.js';
@@ -43,6 +44,7 @@ export async function serve(): Promise<void> {
   let config: Config;
   try {
     config = loadConfig();
+    checkMetricsExposure(config);
   } catch (err) {
     if (err instanceof ConfigError) fail(err.message, 2);
     throw err;

@@ -11,7 +11,7 @@ import { logDestination, loggerOptions } from './http/logging.js';
 import { documentStatusPort, InvoiceService } from './modules/invoices/index.js';
 import { createEdo } from './modules/edo/index.js';
 import { createNotifications } from './modules/notifications/index.js';
-import { createPdfRenderer } from './modules/rendering/index.js';
+import { createPdfRenderer, pdfPoolOptions } from './modules/rendering/index.js';
 import { edoDocumentFiles, pdfAttachments, SharingService } from './modules/sharing/index.js';
 import { AuthService } from './modules/teams/index.js';
 import { createWebhooks } from './modules/webhooks/index.js';
@@ -44,7 +44,7 @@ export async function runWorker(config: Config): Promise<void> {
   const bases = { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret };
   const invoices = new InvoiceService({ db: database.db, clock: systemClock, bases, demoPublicId: config.demoPublicId, notifications: notifier.service, edo: edo.service });
   const auth = new AuthService(database.db, config.demoToken);
-  const pdf = createPdfRenderer();
+  const pdf = createPdfRenderer(pdfPoolOptions(config));
   const sharing = new SharingService({ db: database.db, clock: systemClock, bases, invoices, auth, demoPublicId: config.demoPublicId, pdf });
   notifier.service.useAttachments(pdfAttachments(sharing));
   edo.service.useFiles(edoDocumentFiles(sharing));

@@ -73,7 +73,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Answers 200 when the database answers a query, 503 `not_ready` otherwise. Needs no key.
+         * @description Answers 200 when the database answers a query, with the state of the shared rate-limit counters (Redis); 503 `not_ready` when the database does not answer within INVOICING_PG_CONNECT_TIMEOUT_MS (PostgreSQL). Redis not answering does not make the node unready. Needs no key.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -139,7 +139,7 @@ export interface paths {
         put?: never;
         /**
          * Create an invoice
-         * @description Creates a document (editor_mode=api). The document goes at the root or in `invoice`. `Idempotency-Key` makes retries safe. The seller must match an active organization of the team by INN (403 seller_org_not_allowed) within the tariff's organization limit (403 seller_org_over_tariff_limit); seller requisites the payload omits are filled from the organization and its default bank account. Totals are computed in decimal arithmetic, rounded half-up to kopecks per line. 207 means the document is saved and some planned e-mails were not sent. With the demo token nothing is stored (dry-run).
+         * @description Creates a document (editor_mode=api). The document goes at the root or in `invoice`. `Idempotency-Key` makes retries safe. The seller must match an active organization of the team by INN (403 seller_org_not_allowed) within the tariff's organization limit (403 seller_org_over_tariff_limit); a write that would take the team's stored documents and revisions past the tariff's max_storage_mb is refused (403 storage_over_tariff_limit, nothing saved); seller requisites the payload omits are filled from the organization and its default bank account. Totals are computed in decimal arithmetic, rounded half-up to kopecks per line. 207 means the document is saved and some planned e-mails were not sent. With the demo token nothing is stored (dry-run).
          */
         post: operations["createInvoice"];
         delete?: never;
@@ -162,7 +162,7 @@ export interface paths {
         get: operations["getInvoice"];
         /**
          * Fully update an invoice
-         * @description Replaces the document with the full one in `invoice` (partial updates: 400 partial_update_not_supported). `If-Match` with the ETag refuses a lost update (409 revision_conflict). The previous revision is kept. The seller must match an active organization of the team by INN (403 seller_org_not_allowed) within the tariff's organization limit (403 seller_org_over_tariff_limit); seller requisites the payload omits are filled from the organization and its default bank account. Totals are computed in decimal arithmetic, rounded half-up to kopecks per line. 207 means the document is saved and some planned e-mails were not sent. With the demo token nothing is stored (dry-run).
+         * @description Replaces the document with the full one in `invoice` (partial updates: 400 partial_update_not_supported). `If-Match` with the ETag refuses a lost update (409 revision_conflict). The previous revision is kept. The seller must match an active organization of the team by INN (403 seller_org_not_allowed) within the tariff's organization limit (403 seller_org_over_tariff_limit); a write that would take the team's stored documents and revisions past the tariff's max_storage_mb is refused (403 storage_over_tariff_limit, nothing saved); seller requisites the payload omits are filled from the organization and its default bank account. Totals are computed in decimal arithmetic, rounded half-up to kopecks per line. 207 means the document is saved and some planned e-mails were not sent. With the demo token nothing is stored (dry-run).
          */
         put: operations["updateInvoice"];
         post?: never;
@@ -597,8 +597,8 @@ export interface components {
              */
             ok: false;
             /** @description Error identifier. `unauthorized` for every 401 and `rate_limited` for every 429 (the reason is in `code`). The list is closed: a new identifier comes with a new API version. */
-            error: "invalid_json" | "invalid_content_type" | "invalid_query" | "invalid_request" | "validation_failed" | "prohibited_field" | "partial_update_not_supported" | "invalid_webhook_url" | "tenant_scope_not_resolved" | "seller_org_not_allowed" | "seller_org_over_tariff_limit" | "webhook_endpoints_over_tariff_limit" | "document_not_found" | "revision_not_found" | "not_found" | "webhook_endpoint_not_found" | "method_not_allowed" | "public_id_conflict" | "public_id_mismatch" | "invalid_status_transition" | "document_locked" | "sending_restricted" | "idempotency_key_reused" | "idempotency_request_in_progress" | "revision_conflict" | "webhook_backlog_full" | "request_timeout" | "payload_too_large" | "rate_limited" | "internal_error" | "not_ready" | "render_queue_full" | "shutting_down" | "unauthorized";
-            /** @description 401: api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit (metrics_token_invalid on /metrics). 429: the scope and window that refused, e.g. ip_per_sec, key_per_min, team_per_day, link_per_min. */
+            error: "invalid_json" | "invalid_content_type" | "invalid_query" | "invalid_request" | "validation_failed" | "prohibited_field" | "partial_update_not_supported" | "invalid_webhook_url" | "tenant_scope_not_resolved" | "seller_org_not_allowed" | "seller_org_over_tariff_limit" | "webhook_endpoints_over_tariff_limit" | "storage_over_tariff_limit" | "document_not_found" | "revision_not_found" | "not_found" | "webhook_endpoint_not_found" | "method_not_allowed" | "public_id_conflict" | "public_id_mismatch" | "invalid_status_transition" | "document_locked" | "sending_restricted" | "idempotency_key_reused" | "idempotency_request_in_progress" | "revision_conflict" | "webhook_backlog_full" | "request_timeout" | "payload_too_large" | "rate_limited" | "internal_error" | "not_ready" | "render_queue_full" | "render_timeout" | "shutting_down" | "service_unavailable" | "unauthorized";
+            /** @description 401: api_key_missing, api_key_invalid, api_key_inactive or api_key_over_tariff_limit (metrics_token_invalid on /metrics). 429: the scope and window that refused: ip_per_sec, key_per_sec, key_per_min, key_per_day, team_per_sec, team_per_min, team_per_day, link_per_min, or demo_per_sec (the published demo token's own rate). */
             code?: string;
             /** @description Human-readable explanation; for field errors, the offending paths (at most 100, see `errors_not_listed`). */
             details?: string;
@@ -2594,7 +2594,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The service is up. */
+            /** @description The node is ready to serve: the database answers. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2609,8 +2609,18 @@ export interface operations {
                          * @enum {boolean}
                          */
                         ok: true;
-                        /** @description `alive` or `ready`. */
-                        status: string;
+                        /**
+                         * @description Always `ready`: this node serves requests.
+                         * @enum {string}
+                         */
+                        status: "ready";
+                        /**
+                         * @description The database answered a query just now (without it the answer is 503 `not_ready`).
+                         * @enum {string}
+                         */
+                        database: "ok";
+                        /** @description The shared rate-limit counters: `ok`, Redis answers; `degraded`, Redis does not answer and this process counts the limits on its own until it does (the node stays ready); `none`, no REDIS_URL. */
+                        redis: "ok" | "degraded" | "none";
                     };
                 };
             };
@@ -2627,12 +2637,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not ready: `not_ready`. The database does not answer (`/readyz`), or, on SQLite, a write waited its limit for the write lock while other writes held it: nothing was written; retry after `retry_after_sec` (also the Retry-After header). */
+            /** @description Unavailable for now, with `retry_after_sec` (also the Retry-After header): `service_unavailable`, the database could not serve the request (not reached within INVOICING_PG_CONNECT_TIMEOUT_MS, a statement past its time limit, no disk space left; `details` says whether a write may have been stored); `not_ready`, the database does not answer (`/readyz`) or, on SQLite, a write waited its limit for the write lock while other writes held it (nothing was written); `render_queue_full`, every PDF renderer is busy; `shutting_down`, the server is stopping. */
             503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2759,6 +2770,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Unavailable for now, with `retry_after_sec` (also the Retry-After header): `service_unavailable`, the database could not serve the request (not reached within INVOICING_PG_CONNECT_TIMEOUT_MS, a statement past its time limit, no disk space left; `details` says whether a write may have been stored); `not_ready`, the database does not answer (`/readyz`) or, on SQLite, a write waited its limit for the write lock while other writes held it (nothing was written); `render_queue_full`, every PDF renderer is busy; `shutting_down`, the server is stopping. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listInvoices: {
@@ -2852,6 +2876,19 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable for now, with `retry_after_sec` (also the Retry-After header): `service_unavailable`, the database could not serve the request (not reached within INVOICING_PG_CONNECT_TIMEOUT_MS, a statement past its time limit, no disk space left; `details` says whether a write may have been stored); `not_ready`, the database does not answer (`/readyz`) or, on SQLite, a write waited its limit for the write lock while other writes held it (nothing was written); `render_queue_full`, every PDF renderer is busy; `shutting_down`, the server is stopping. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3011,12 +3048,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not ready: `not_ready`. The database does not answer (`/readyz`), or, on SQLite, a write waited its limit for the write lock while other writes held it: nothing was written; retry after `retry_after_sec` (also the Retry-After header). */
+            /** @description Unavailable for now, with `retry_after_sec` (also the Retry-After header): `service_unavailable`, the database could not serve the request (not reached within INVOICING_PG_CONNECT_TIMEOUT_MS, a statement past its time limit, no disk space left; `details` says whether a write may have been stored); `not_ready`, the database does not answer (`/readyz`) or, on SQLite, a write waited its limit for the write lock while other writes held it (nothing was written); `render_queue_full`, every PDF renderer is busy; `shutting_down`, the server is stopping. */
             503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3104,6 +3142,19 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable for now, with `retry_after_sec` (also the Retry-After header): `service_unavailable`, the database could not serve the request (not reached within INVOICING_PG_CONNECT_TIMEOUT_MS, a statement past its time limit, no disk space left; `details` says whether a write may have been stored); `not_ready`, the database does not answer (`/readyz`) or, on SQLite, a write waited its limit for the write lock while other writes held it (nothing was written); `render_queue_full`, every PDF renderer is busy; `shutting_down`, the server is stopping. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3267,12 +3318,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not ready: `not_ready`. The database does not answer (`/readyz`), or, on SQLite, a write waited its limit for the write lock while other writes held it: nothing was written; retry after `retry_after_sec` (also the Retry-After header). */
+            /** @description Unavailable for now, with `retry_after_sec` (also the Retry-After header): `service_unavailable`, the database could not serve the request (not reached within INVOICING_PG_CONNECT_TIMEOUT_MS, a statement past its time limit, no disk space left; `details` says whether a write may have been stored); `not_ready`, the database does not answer (`/readyz`) or, on SQLite, a write waited its limit for the write lock while other writes held it (nothing was written); `render_queue_full`, every PDF renderer is busy; `shutting_down`, the server is stopping. */
             503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3383,6 +3435,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Unavailable for now, with `retry_after_sec` (also the Retry-After header): `service_unavailable`, the database could not serve the request (not reached within INVOICING_PG_CONNECT_TIMEOUT_MS, a statement past its time limit, no disk space left; `details` says whether a write may have been stored); `not_ready`, the database does not answer (`/readyz`) or, on SQLite, a write waited its limit for the write lock while other writes held it (nothing was written); `render_queue_full`, every PDF renderer is busy; `shutting_down`, the server is stopping. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     getInvoiceRevision: {
@@ -3484,6 +3549,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Unavailable for now, with `retry_after_sec` (also the Retry-After header): `service_unavailable`, the database could not serve the request (not reached within INVOICING_PG_CONNECT_TIMEOUT_MS, a statement past its time limit, no disk space left; `details` says whether a write may have been stored); `not_ready`, the database does not answer (`/readyz`) or, on SQLite, a write waited its limit for the write lock while other writes held it (nothing was written); `render_queue_full`, every PDF renderer is busy; `shutting_down`, the server is stopping. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listEvents: {
@@ -3563,6 +3641,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Unavailable for now, with `retry_after_sec` (also the Retry-After header): `service_unavailable`, the database could not serve the request (not reached within INVOICING_PG_CONNECT_TIMEOUT_MS, a statement past its time limit, no disk space left; `details` says whether a write may have been stored); `not_ready`, the database does not answer (`/readyz`) or, on SQLite, a write waited its limit for the write lock while other writes held it (nothing was written); `render_queue_full`, every PDF renderer is busy; `shutting_down`, the server is stopping. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listWebhookEndpoints: {
@@ -3612,6 +3703,19 @@ export interface operations {
             };
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable for now, with `retry_after_sec` (also the Retry-After header): `service_unavailable`, the database could not serve the request (not reached within INVOICING_PG_CONNECT_TIMEOUT_MS, a statement past its time limit, no disk space left; `details` says whether a write may have been stored); `not_ready`, the database does not answer (`/readyz`) or, on SQLite, a write waited its limit for the write lock while other writes held it (nothing was written); `render_queue_full`, every PDF renderer is busy; `shutting_down`, the server is stopping. */
+            503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3712,12 +3816,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not ready: `not_ready`. The database does not answer (`/readyz`), or, on SQLite, a write waited its limit for the write lock while other writes held it: nothing was written; retry after `retry_after_sec` (also the Retry-After header). */
+            /** @description Unavailable for now, with `retry_after_sec` (also the Retry-After header): `service_unavailable`, the database could not serve the request (not reached within INVOICING_PG_CONNECT_TIMEOUT_MS, a statement past its time limit, no disk space left; `details` says whether a write may have been stored); `not_ready`, the database does not answer (`/readyz`) or, on SQLite, a write waited its limit for the write lock while other writes held it (nothing was written); `render_queue_full`, every PDF renderer is busy; `shutting_down`, the server is stopping. */
             503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3800,6 +3905,19 @@ export interface operations {
             };
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable for now, with `retry_after_sec` (also the Retry-After header): `service_unavailable`, the database could not serve the request (not reached within INVOICING_PG_CONNECT_TIMEOUT_MS, a statement past its time limit, no disk space left; `details` says whether a write may have been stored); `not_ready`, the database does not answer (`/readyz`) or, on SQLite, a write waited its limit for the write lock while other writes held it (nothing was written); `render_queue_full`, every PDF renderer is busy; `shutting_down`, the server is stopping. */
+            503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3898,12 +4016,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not ready: `not_ready`. The database does not answer (`/readyz`), or, on SQLite, a write waited its limit for the write lock while other writes held it: nothing was written; retry after `retry_after_sec` (also the Retry-After header). */
+            /** @description Unavailable for now, with `retry_after_sec` (also the Retry-After header): `service_unavailable`, the database could not serve the request (not reached within INVOICING_PG_CONNECT_TIMEOUT_MS, a statement past its time limit, no disk space left; `details` says whether a write may have been stored); `not_ready`, the database does not answer (`/readyz`) or, on SQLite, a write waited its limit for the write lock while other writes held it (nothing was written); `render_queue_full`, every PDF renderer is busy; `shutting_down`, the server is stopping. */
             503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4014,12 +4133,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not ready: `not_ready`. The database does not answer (`/readyz`), or, on SQLite, a write waited its limit for the write lock while other writes held it: nothing was written; retry after `retry_after_sec` (also the Retry-After header). */
+            /** @description Unavailable for now, with `retry_after_sec` (also the Retry-After header): `service_unavailable`, the database could not serve the request (not reached within INVOICING_PG_CONNECT_TIMEOUT_MS, a statement past its time limit, no disk space left; `details` says whether a write may have been stored); `not_ready`, the database does not answer (`/readyz`) or, on SQLite, a write waited its limit for the write lock while other writes held it (nothing was written); `render_queue_full`, every PDF renderer is busy; `shutting_down`, the server is stopping. */
             503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4125,12 +4245,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not ready: `not_ready`. The database does not answer (`/readyz`), or, on SQLite, a write waited its limit for the write lock while other writes held it: nothing was written; retry after `retry_after_sec` (also the Retry-After header). */
+            /** @description Unavailable for now, with `retry_after_sec` (also the Retry-After header): `service_unavailable`, the database could not serve the request (not reached within INVOICING_PG_CONNECT_TIMEOUT_MS, a statement past its time limit, no disk space left; `details` says whether a write may have been stored); `not_ready`, the database does not answer (`/readyz`) or, on SQLite, a write waited its limit for the write lock while other writes held it (nothing was written); `render_queue_full`, every PDF renderer is busy; `shutting_down`, the server is stopping. */
             503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4236,12 +4357,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not ready: `not_ready`. The database does not answer (`/readyz`), or, on SQLite, a write waited its limit for the write lock while other writes held it: nothing was written; retry after `retry_after_sec` (also the Retry-After header). */
+            /** @description Unavailable for now, with `retry_after_sec` (also the Retry-After header): `service_unavailable`, the database could not serve the request (not reached within INVOICING_PG_CONNECT_TIMEOUT_MS, a statement past its time limit, no disk space left; `details` says whether a write may have been stored); `not_ready`, the database does not answer (`/readyz`) or, on SQLite, a write waited its limit for the write lock while other writes held it (nothing was written); `render_queue_full`, every PDF renderer is busy; `shutting_down`, the server is stopping. */
             503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4355,12 +4477,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not ready: `not_ready`. The database does not answer (`/readyz`), or, on SQLite, a write waited its limit for the write lock while other writes held it: nothing was written; retry after `retry_after_sec` (also the Retry-After header). */
+            /** @description Unavailable for now, with `retry_after_sec` (also the Retry-After header): `service_unavailable`, the database could not serve the request (not reached within INVOICING_PG_CONNECT_TIMEOUT_MS, a statement past its time limit, no disk space left; `details` says whether a write may have been stored); `not_ready`, the database does not answer (`/readyz`) or, on SQLite, a write waited its limit for the write lock while other writes held it (nothing was written); `render_queue_full`, every PDF renderer is busy; `shutting_down`, the server is stopping. */
             503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4446,6 +4569,19 @@ export interface operations {
             };
             /** @description Rate limited: `error` is `rate_limited`, `code` names the scope and window, `retry_after_sec` says when to retry (also the Retry-After header). */
             429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable for now, with `retry_after_sec` (also the Retry-After header): `service_unavailable`, the database could not serve the request (not reached within INVOICING_PG_CONNECT_TIMEOUT_MS, a statement past its time limit, no disk space left; `details` says whether a write may have been stored); `not_ready`, the database does not answer (`/readyz`) or, on SQLite, a write waited its limit for the write lock while other writes held it (nothing was written); `render_queue_full`, every PDF renderer is busy; `shutting_down`, the server is stopping. */
+            503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
+import { checkMetricsExposure } from '../config/metrics-exposure.js';
 import { openDatabase } from '../db/database.js';
 import { migrateService } from '../db/migrator.js';
 import { EdoRetryError, retryFailedSync } from '../modules/edo/index.js';
@@ -85,6 +86,7 @@ async function run(argv: string[]): Promise<number> {
     return -1; // keeps running
   }
   if (command === 'worker') {
+    if (config.workerMetricsPort !== null) checkMetricsExposure(config);
     const { runWorker } = await import('../worker.js');
     await runWorker(config);
     return -1; // keeps running until a signal

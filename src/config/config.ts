@@ -48,6 +48,8 @@ export interface Config {
   limits: LimitsConfig;
   /** INVOICING_METRICS_TOKEN: when set, /metrics (of API nodes and of the worker's metrics port) needs `Authorization: Bearer <token>`. */
   metricsToken: string | null;
+  /** INVOICING_METRICS_PUBLIC: /metrics may be served without a token on a HOST that is not loopback (checkMetricsExposure). */
+  metricsPublic: boolean;
   /** INVOICING_REVISIONS_KEEP: previous revisions kept per document (0: all). */
   revisionsKeep: number;
   /** From INVOICING_SECRET; when null the service generates one and keeps it in the database. */
@@ -97,8 +99,12 @@ export interface LimitsConfig {
   keepAliveTimeoutMs: number;
   /** INVOICING_MAX_CONNECTIONS: open connections per process; more are refused at once. */
   maxConnections: number;
-  /** INVOICING_PDF_QUEUE_MAX: PDF renders waiting for a worker thread; beyond it 503 + Retry-After. */
+  /** INVOICING_PDF_QUEUE_MAX: share and portal PDF renders waiting for a worker thread; beyond it 503 + Retry-After. */
   pdfQueueMax: number;
+  /** INVOICING_PDF_BACKGROUND_QUEUE_MAX: e-mail and EDO PDF renders waiting; beyond it the job is postponed. */
+  pdfBackgroundQueueMax: number;
+  /** INVOICING_PDF_RENDER_TIMEOUT_MS: a render running longer is stopped (its thread ended). */
+  pdfRenderTimeoutMs: number;
   /** INVOICING_RENDER_CACHE_MB: bytes of rendered PDFs and QR images kept (LRU); 0 turns it off. */
   renderCacheBytes: number;
   /** INVOICING_LINK_RATE_PER_MIN: requests per minute to the pages of one share or portal token. */
@@ -251,11 +257,14 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   if (metricsToken !== null && !/^[\x21-\x7e]{16,512}$/.test(metricsToken)) {
     throw new ConfigError('INVOICING_METRICS_TOKEN', 'must be 16-512 printable characters without spaces');
   }
+  const metricsPublic = parseBoolean(env, 'INVOICING_METRICS_PUBLIC', false);
   const limits: LimitsConfig = {
     requestTimeoutMs: parseInteger(env, 'INVOICING_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
     keepAliveTimeoutMs: parseInteger(env, 'INVOICING_KEEP_ALIVE_TIMEOUT_MS', 5_000, 1_000, 600_000),
     maxConnections: parseInteger(env, 'INVOICING_MAX_CONNECTIONS', 1_024, 1, 1_000_000),
     pdfQueueMax: parseInteger(env, 'INVOICING_PDF_QUEUE_MAX', 32, 0, 100_000),
+    pdfBackgroundQueueMax: parseInteger(env, 'INVOICING_PDF_BACKGROUND_QUEUE_MAX', 32, 0, 100_000),
+    pdfRenderTimeoutMs: parseInteger(env, 'INVOICING_PDF_RENDER_TIMEOUT_MS', 5_000, 100, 600_000),
     renderCacheBytes: parseInteger(env, 'INVOICING_RENDER_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
     linkRatePerMin: parseInteger(env, 'INVOICING_LINK_RATE_PER_MIN', 120, 1, 1_000_000),
     readCacheBytes: parseInteger(env, 'INVOICING_READ_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
@@ -304,6 +313,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     trustProxy,
     limits,
     metricsToken,
+    metricsPublic,
     revisionsKeep,
     secret,
     logLevel,

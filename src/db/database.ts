@@ -31,19 +31,6 @@ import { openReadThreads, type ReadThreads, type ReadThreadsOptions } from './re
 export type Db = Kysely<Database>;
 export type Executor = Kysely<Database> | Transaction<Database>;
 
-/**
- * `write` for each of `items`, all in one transaction (a worker's batch: one commit for all);
- * how many it wrote (those `write` answered true for). No transaction for no items.
- */
-export async function writeEachInOneTransaction<T>(db: Db, items: readonly T[], write: (trx: Executor, item: T) => Promise<boolean>): Promise<number> {
-  if (items.length === 0) return 0;
-  return db.transaction().execute(async (trx) => {
-    let written = 0;
-    for (const item of items) if (await write(trx, item)) written++;
-    return written;
-  });
-}
-
 export type SqlDialect = 'sqlite' | 'postgres';
 
 export interface DatabaseHandle {

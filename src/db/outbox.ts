@@ -3,13 +3,13 @@
  * team; recording an attempt's result is fenced by the lease owner, so a claimer whose lease
  * lapsed cannot overwrite the row.
  */
-import type { Updateable } from 'kysely';
+import { sql, type UpdateObject } from 'kysely';
 import type { Executor } from './database.js';
 import { anyDueRow, claimDueOutboxRows } from './outbox-claim.js';
 import { pgRowInsert, pgUnnestInsert, type PgStatementPart } from './pg-parts.js';
 import { insertRows } from './prepared-query.js';
 import { extended } from '../shared/objects.js';
-import type { OutboxRow, OutboxTable } from './types.js';
+import type { Database, OutboxRow, OutboxTable } from './types.js';
 
 /**
  * One statement for all `rows` (a write's e-mails, an EDO send), compiled once per row count
@@ -118,7 +118,7 @@ export interface Fence {
 }
 
 /** An update of a row `fence.owner` still holds a lease on; false when it no longer does. */
-async function updateLeased(db: Executor, fence: Fence, values: Updateable<OutboxTable>): Promise<boolean> {
+async function updateLeased(db: Executor, fence: Fence, values: UpdateObject<Database, 'outbox'>): Promise<boolean> {
   const result = await db
     .updateTable('outbox')
     .set(values)
@@ -149,6 +149,15 @@ export function markSent(db: Executor, fence: Fence, now: string): Promise<boole
 
 export function markRetry(db: Executor, fence: Fence, now: string, nextAttemptAt: string, error: string, code: string): Promise<boolean> {
   return finishAttempt(db, fence, { state: 'pending', next_attempt_at: nextAttemptAt, last_error: error, last_error_code: code, updated_at: now });
+}
+
+/**
+ * The attempt could not run for want of capacity (every PDF renderer busy): due again at
+ * `nextAttemptAt`, and the claim's count of attempts is given back, so a busy renderer never
+ * uses up a row's attempts. The last error stays that of the last real attempt.
+ */
+export function markPostponed(db: Executor, fence: Fence, now: string, nextAttemptAt: string): Promise<boolean> {
+  return updateLeased(db, fence, { state: 'pending', next_attempt_at: nextAttemptAt, attempts: sql<number>`attempts - 1`, updated_at: now, locked_by: null, locked_until: null });
 }
 
 export function markFailed(db: Executor, fence: Fence, now: string, error: string, code: string): Promise<boolean> {

@@ -45,6 +45,50 @@ export function retryDelayMs(attempts: number, policy: { retryBaseMs: number; re
   return Math.max(1, Math.round(capped * (0.8 + 0.4 * random)));
 }
 
+/**
+ * How long a job that met a busy step (`BusyError`) waits before it is due again: the wait the
+ * step asked for, ±20 % so that the jobs it turned away do not all come back at once.
+ */
+export function postponementMs(busy: { retryAfterMs: number }, random: number = Math.random()): number {
+  return Math.max(1, Math.round(busy.retryAfterMs * (0.8 + 0.4 * random)));
+}
+
+/** How long a record a worker could not write is left out of its batches (`SetAsideRecords`). */
+export const SET_ASIDE_MS = 10 * 60_000;
+
+/**
+ * Records (keys) a worker could not write, left out of its batches for `SET_ASIDE_MS` and then
+ * tried again: the worker neither retries a broken record on every poll nor stalls behind it
+ * (it asks for as many more records as it holds set aside). A record of a newer release seen by
+ * an older worker during a rolling upgrade is taken by a newer one meanwhile. At most `max` are
+ * held, the oldest dropped first (a dropped one is only tried again sooner).
+ */
+export class SetAsideRecords {
+  private readonly until = new Map<string, number>();
+
+  constructor(private readonly max = 1_000) {}
+
+  add(key: string, nowMs: number): void {
+    this.until.delete(key);
+    this.until.set(key, nowMs + SET_ASIDE_MS);
+    for (const oldest of this.until.keys()) {
+      if (this.until.size <= this.max) break;
+      this.until.delete(oldest);
+    }
+  }
+
+  /** How many are set aside at `nowMs` (those whose time is up are let go). */
+  count(nowMs: number): number {
+    for (const [key, until] of this.until) if (until <= nowMs) this.until.delete(key);
+    return this.until.size;
+  }
+
+  has(key: string, nowMs: number): boolean {
+    const until = this.until.get(key);
+    return until !== undefined && until > nowMs;
+  }
+}
+
 /** How an outbox kind is worked off (e-mail, EDO sends): attempts, retries, leases, polling. */
 export interface OutboxPolicy {
   /** One background attempt of one row. */

@@ -53,6 +53,7 @@ export const ERROR_STATUS = {
   internal_error: 500,
   not_ready: 503,
   render_queue_full: 503,
+  render_timeout: 503,
   shutting_down: 503,
   service_unavailable: 503,
 } as const;

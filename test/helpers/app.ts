@@ -13,11 +13,11 @@ import { loadConfig, type Config } from '../../src/config/config.js';
 import { MemoryStore } from '../../src/http/rate-limit/memory-store.js';
 import type { RateLimitStore } from '../../src/http/rate-limit/rate-limit.types.js';
 import { createEdo, type EdoDeps } from '../../src/modules/edo/index.js';
-import { createPdfRenderer, inlinePdfRenderer } from '../../src/modules/rendering/pdf-pool.js';
+import { createPdfRenderer, inlinePdfRenderer, pdfPoolOptions } from '../../src/modules/rendering/pdf-pool.js';
 import { createNotifications, type NotificationsDeps } from '../../src/modules/notifications/index.js';
 import { createWebhooks, type WebhooksDeps } from '../../src/modules/webhooks/index.js';
 import { applyBootstrap, parseBootstrap } from '../../src/modules/teams/bootstrap.js';
-import { systemClock } from '../../src/shared/clock.js';
+import { systemClock, type Clock } from '../../src/shared/clock.js';
 import { openDatabase } from '../../src/db/database.js';
 import { createTestDb, type TestDatabase } from './db.js';
 import { bootstrapFixture } from './fixtures.js';
@@ -45,13 +45,17 @@ export interface TestAppOptions {
   /** Runs after buildApp and before ready(), e.g. to register a test-only route. */
   beforeReady?: (app: App) => void | Promise<void>;
   /** E-mail delivery built from the config with these settings (short timeouts, fast retries). */
-  notifications?: Partial<Pick<NotificationsDeps, 'policy' | 'smtpTimeouts' | 'clock'>>;
+  notifications?: Partial<Pick<NotificationsDeps, 'policy' | 'smtpTimeouts' | 'clock' | 'logger'>>;
   /**
    * PDFs in worker threads (the production default) instead of inline. In-process test apps
    * render inline so that timing bounds do not include a thread starting under tsx; the pool
    * has its own tests, and the process tests run it as production does.
    */
   pdfThreads?: number;
+  /** With `pdfThreads`: the threads' task module (test/modules/rendering/slow-pdf-worker.ts can hold a thread). */
+  pdfTaskFile?: URL;
+  /** The application's clock (the share pages' and links' time); the system clock by default. */
+  clock?: Clock;
   /** EDO sync built from the config with these settings (an operator, fast retries, a clock). */
   edo?: Partial<Pick<EdoDeps, 'policy' | 'clock' | 'operator'>>;
   /** Webhook delivery with these settings (a clock, fast polling). */
@@ -82,6 +86,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
         documents: documentStatusPort,
         policy: options.notifications.policy,
         smtpTimeouts: options.notifications.smtpTimeouts,
+        logger: options.notifications.logger,
       })
     : undefined;
   const edo = options.edo
@@ -107,13 +112,16 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const app = await buildApp({
     config,
     database: db,
+    ...(options.clock ? { clock: options.clock } : {}),
     rateLimitStore: store,
     logStream,
     secret: TEST_SECRET,
     ...(notifier ? { notifier } : {}),
     ...(edo ? { edo } : {}),
     ...(webhooks ? { webhooks } : {}),
-    pdf: options.pdfThreads ? createPdfRenderer({ threads: options.pdfThreads, maxQueue: config.limits.pdfQueueMax }) : inlinePdfRenderer,
+    pdf: options.pdfThreads
+      ? createPdfRenderer({ ...pdfPoolOptions(config), threads: options.pdfThreads, ...(options.pdfTaskFile ? { taskFile: options.pdfTaskFile } : {}) })
+      : inlinePdfRenderer,
   });
   await options.beforeReady?.(app);
   await app.ready();

@@ -56,6 +56,13 @@ describe('logging never writes a secret', () => {
       for (const url of [`/s/${token}`, `/s/${token}/document.pdf`, `/s/${token}/qr.png`, `/portal/view/${token}`, `/portal/document/edit/${token}`]) {
         await t.app.inject({ method: 'GET', url });
       }
+      // However the path is written: percent-encoded (the router decodes `/%73/` to `/s/`),
+      // doubled slashes, upper case, a trailing slash, a query, a dot segment.
+      const first = `%${token.charCodeAt(0).toString(16).toUpperCase()}${token.slice(1)}`;
+      for (const url of [`/%73/${token}`, `/s/${first}`, `/%2573/${first}/document.pdf`, `//s//${token}`, `/S/${token}`, `/s/${token}/`,
+        `/s/${token}?utm=1`, `/s%2F${token}`, `/x/../s/${token}`, `/%70ortal/%76iew/${token}`, `/portal/VIEW/${first}/`]) {
+        await t.app.inject({ method: 'GET', url });
+      }
     }
   });
   afterAll(async () => t.close());
@@ -75,6 +82,8 @@ describe('logging never writes a secret', () => {
     expect(urls).toContain('/api/v1/invoices');
     expect(urls).toContain('/s/[REDACTED]');
     expect(urls).toContain('/portal/document/edit/[REDACTED]');
+    expect(urls).toContain('/s/[REDACTED]?utm=1');
+    expect(urls).toContain('/portal/view/[REDACTED]');
   });
 
   it('writes no secret anywhere in the log, in any form', () => {
@@ -84,6 +93,8 @@ describe('logging never writes a secret', () => {
       expect(log, secret).not.toContain(encodeURIComponent(secret));
       expect(log, secret).not.toContain(Buffer.from(secret).toString('base64'));
     }
+    // Not even a token's rest after a percent-encoded first character.
+    for (const token of PATH_TOKENS) expect(log, token).not.toContain(token.slice(1));
     // Headers carrying secrets are not logged at all (or only redacted).
     expect(log.toLowerCase()).not.toMatch(/"(x-api-key|authorization)":"(?!\[redacted\])/);
   });

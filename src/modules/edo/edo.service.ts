@@ -10,11 +10,13 @@
  * 3. `pollFeed` reads the operator's change feed under a lease: delivery, acceptance, rejection
  *    and incoming links, applied idempotently; the cursor advances only after a page is applied.
  */
-import { writeEachInOneTransaction, type Db, type DatabaseHandle, type Executor } from '../../db/database.js';
+import type { Db, DatabaseHandle, Executor } from '../../db/database.js';
+import { writeEachAlone } from '../../db/write-each.js';
 import * as outbox from '../../db/outbox.js';
 import type { PgStatementPart } from '../../db/pg-parts.js';
 import type { EdoJobRow, OutboxRow } from '../../db/types.js';
-import { retryDelayMs, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
+import { postponementMs, retryDelayMs, SetAsideRecords, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
+import { BusyError } from '../../shared/busy-error.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
 import { sortableToken } from '../../shared/tokens.js';
 import { EdoOperatorError, type EdoEvent, type EdoOperator, type EdoOutgoingDocument } from './edo-operator.js';
@@ -109,6 +111,8 @@ export class EdoService {
   private readonly logger: WorkLogger;
   private files: EdoFileProvider | undefined;
   private readonly queuedListeners: (() => void)[] = [];
+  /** Recorded sends this process could not write, left out of its batches for a while. */
+  private readonly setAside = new SetAsideRecords();
 
   constructor(private readonly deps: EdoServiceDeps) {
     this.policy = resolveEdoPolicy(deps.policy);
@@ -208,11 +212,18 @@ export class EdoService {
    * The worker: writes up to `limit` recorded sends (their jobs and outbox rows, in one
    * transaction, each document's record cleared in it), so that `claimDue` finds them. Returns
    * how many it wrote. Each is written once: a record is taken by a conditional update, so
-   * another worker or an update that took it first leaves nothing to write.
+   * another worker or an update that took it first leaves nothing to write. A record that
+   * cannot be written is undone alone, logged, and set aside (`SetAsideRecords`).
    */
   async writeRecordedSends(limit: number): Promise<number> {
-    const refs = await this.deps.documents.recordedSends(this.db, limit);
-    return writeEachInOneTransaction(this.db, refs, (trx, ref) => this.writeRecordedSend(trx, ref));
+    const now = this.deps.clock.now().getTime();
+    const key = (ref: RecordedSendRef) => `${ref.teamId}\u0000${ref.publicId}`;
+    const found = await this.deps.documents.recordedSends(this.db, limit + this.setAside.count(now));
+    const refs = found.filter((ref) => !this.setAside.has(key(ref), now)).slice(0, limit);
+    return writeEachAlone(this.db, refs, (trx, ref) => this.writeRecordedSend(trx, ref), (ref, err) => {
+      this.setAside.add(key(ref), now);
+      this.logger.error({ err, team_id: ref.teamId, public_id: ref.publicId, job_id: ref.jobId }, 'recorded EDO send could not be written; set aside for 10 minutes');
+    });
   }
 
   /** Inside the document's transaction: writes the send's outbox row and job. */
@@ -331,6 +342,7 @@ export class EdoService {
       if (document === 'superseded') return this.recordSuperseded(row, fence);
       receipt = await this.deps.operator.send(document, signal);
     } catch (err) {
+      if (err instanceof BusyError) return this.postpone(row, fence, err);
       const failure =
         err instanceof EdoOperatorError
           ? err
@@ -374,6 +386,7 @@ export class EdoService {
     try {
       current = await this.files({ teamId: row.team_id, publicId: row.public_id, jobId: row.id });
     } catch (err) {
+      if (err instanceof BusyError) throw err;
       throw new EdoOperatorError(`could not prepare the document file: ${(err as Error).message}`, 'document_unavailable', false);
     }
     if (!current) throw new EdoOperatorError('the document no longer exists', 'document_unavailable', true);
@@ -411,6 +424,17 @@ export class EdoService {
     const delay = Math.max(retryDelayMs(row.attempts, this.policy), failure.retryAfterMs ?? 0);
     const next = new Date(now.getTime() + delay).toISOString();
     return (await outbox.markRetry(this.db, fence, nowIso, next, failure.message, failure.code)) ? 'pending' : null;
+  }
+
+  /**
+   * The file could not be rendered now (every PDF renderer busy): nothing was sent and the send
+   * is due again after the renderer's wait, its attempt not counted.
+   */
+  private async postpone(row: OutboxRow, fence: outbox.Fence, busy: BusyError): Promise<'pending' | null> {
+    const now = this.deps.clock.now();
+    const next = new Date(now.getTime() + postponementMs(busy)).toISOString();
+    this.logger.info({ public_id: row.public_id, revision: row.revision, job_id: row.id, next_attempt_at: next }, `EDO send postponed: ${busy.message}`);
+    return (await outbox.markPostponed(this.db, fence, now.toISOString(), next)) ? 'pending' : null;
   }
 
   private async recordSuperseded(row: OutboxRow, fence: outbox.Fence): Promise<'superseded' | null> {

@@ -9,10 +9,12 @@
  * 3. `OutboxWorker` (worker.ts) retries due rows, and takes over rows whose lease lapsed
  *    (a process that died between commit and delivery).
  */
-import { writeEachInOneTransaction, type Db, type DatabaseHandle, type Executor } from '../../db/database.js';
+import type { Db, DatabaseHandle, Executor } from '../../db/database.js';
+import { writeEachAlone } from '../../db/write-each.js';
 import type { PgGatePart, PgStatementPart } from '../../db/pg-parts.js';
 import type { OutboxRow, OutboxTable } from '../../db/types.js';
-import { forEachLimited, newLeaseOwner, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
+import { forEachLimited, newLeaseOwner, postponementMs, SetAsideRecords, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
+import { BusyError } from '../../shared/busy-error.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
 import type { LinkBases } from '../links/index.js';
 import { resolvePolicy, retryDelayMs, type DeliveryPolicy } from './delivery-policy.js';
@@ -243,6 +245,8 @@ export class NotificationService {
   }
 
   private attachmentProvider: AttachmentProvider | undefined;
+  /** Recorded e-mails this process could not write, left out of its batches for a while. */
+  private readonly setAside = new SetAsideRecords();
 
   /**
    * Sets the attachment source after construction: the PDF comes from the pages module, which
@@ -362,11 +366,18 @@ export class NotificationService {
   /**
    * The worker: writes the outbox rows of up to `limit` documents whose creates recorded their
    * e-mails, in one transaction, each record taken (a conditional update) in it, so each e-mail
-   * is written once whichever worker or update takes it. How many documents it wrote.
+   * is written once whichever worker or update takes it. How many documents it wrote. A record
+   * that cannot be written is undone alone, logged, and set aside (`SetAsideRecords`): the
+   * others are written, and the e-mails due are claimed after them as ever.
    */
   async writeRecordedEmails(limit: number): Promise<number> {
-    const refs = await this.deps.documents.recordedEmails(this.db, limit);
-    return writeEachInOneTransaction(this.db, refs, (trx, ref) => this.writeRecordedEmail(trx, ref));
+    const now = this.deps.clock.now().getTime();
+    const found = await this.deps.documents.recordedEmails(this.db, limit + this.setAside.count(now));
+    const refs = found.filter((ref) => !this.setAside.has(recordKey(ref), now)).slice(0, limit);
+    return writeEachAlone(this.db, refs, (trx, ref) => this.writeRecordedEmail(trx, ref), (ref, err) => {
+      this.setAside.add(recordKey(ref), now);
+      this.logger.error({ err, team_id: ref.teamId, public_id: ref.publicId }, 'recorded e-mails could not be written; set aside for 10 minutes');
+    });
   }
 
   /**
@@ -577,6 +588,7 @@ export class NotificationService {
       const message = await this.messageFor(row);
       await this.deps.transport.send(message, signal);
     } catch (err) {
+      if (err instanceof BusyError) return this.postpone(row, fence, err);
       failure = err instanceof MailSendError ? err : new MailSendError((err as Error).message ?? String(err), 'smtp_error', false);
     }
     const now = this.deps.clock.now();
@@ -594,6 +606,17 @@ export class NotificationService {
     }
     const next = new Date(now.getTime() + retryDelayMs(row.attempts, this.policy)).toISOString();
     return (await outbox.markRetry(this.db, fence, nowIso, next, failure.message, failure.code)) ? 'pending' : null;
+  }
+
+  /**
+   * The attachment could not be rendered now (every PDF renderer busy): nothing was sent and
+   * the e-mail is due again after the renderer's wait, its attempt not counted.
+   */
+  private async postpone(row: OutboxRow, fence: outbox.Fence, busy: BusyError): Promise<'pending' | null> {
+    const now = this.deps.clock.now();
+    const next = new Date(now.getTime() + postponementMs(busy)).toISOString();
+    this.logger.info({ public_id: row.public_id, revision: row.revision, next_attempt_at: next }, `e-mail postponed: ${busy.message}`);
+    return (await outbox.markPostponed(this.db, fence, now.toISOString(), next)) ? 'pending' : null;
   }
 
   /** Recomputes a revision's outcome from its rows and stores it on the document. */
@@ -614,6 +637,7 @@ export class NotificationService {
       try {
         attachments = await provider({ teamId: row.team_id, publicId: row.public_id, revision: row.revision, recipient: row.recipient });
       } catch (err) {
+        if (err instanceof BusyError) throw err;
         throw new MailSendError(`could not prepare the attachments: ${(err as Error).message}`, 'smtp_error', false);
       }
     }
@@ -629,6 +653,11 @@ export class NotificationService {
       max_attempts: this.policy.maxAttempts,
     };
   }
+}
+
+/** A document's key among the records set aside. */
+function recordKey(ref: { teamId: string; publicId: string }): string {
+  return `${ref.teamId}\u0000${ref.publicId}`;
 }
 
 function blocked(reason: BlockReason): { state: 'blocked'; error: string; code: string } {

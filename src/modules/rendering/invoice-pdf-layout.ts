@@ -20,6 +20,17 @@ export const PAGE = {
   bottom: 841.89 - 40,
 } as const;
 export const CONTENT_WIDTH = PAGE.right - PAGE.left;
+/** The height between the top and bottom margins: no block of the form is taller. */
+export const CONTENT_HEIGHT = PAGE.bottom - PAGE.top;
+
+/**
+ * The most pages a PDF has. The contract's largest document, 1000 items, takes 22 pages with
+ * one-line names and about 60 with four-line ones; 100 holds 1000 names of about 280
+ * characters each, and renders in well under a second. Items that would pass it are left out
+ * of the table with a line saying which (invoice-pdf-table.ts); every other block is clipped
+ * to one page, so nothing else can push the count past it.
+ */
+export const PDF_MAX_PAGES = 100;
 
 export const SIZE = { body: 9, small: 7, table: 8.5, title: 13 } as const;
 /** Inner padding of table cells. */
@@ -49,18 +60,17 @@ export function measure(doc: Pdf, text: string, width: number, bold = false, siz
 }
 
 /**
- * Draws wrapped text at an absolute position. Callers have measured and made room first, so
- * pdfkit never adds a page on its own; `height` clips a fixed-size cell with an ellipsis.
+ * Draws wrapped text at an absolute position. Callers have measured and made room first;
+ * `height` clips a fixed-size cell with an ellipsis, and without it the text is clipped at the
+ * bottom margin: pdfkit never adds a page on its own (a field of thousands of short lines
+ * would otherwise run on over as many pages).
  */
 export function drawText(doc: Pdf, cell: CellText): void {
   if (cell.text === '') return;
+  const height = cell.height ?? PAGE.bottom - cell.y;
+  if (height <= 0) return;
   useFont(doc, cell.bold === true, cell.size ?? SIZE.body);
-  doc.fillColor('#000000').text(cell.text, cell.x, cell.y, {
-    width: cell.width,
-    align: cell.align ?? 'left',
-    lineGap: 0,
-    ...(cell.height === undefined ? {} : { height: cell.height, ellipsis: true }),
-  });
+  doc.fillColor('#000000').text(cell.text, cell.x, cell.y, { width: cell.width, align: cell.align ?? 'left', lineGap: 0, height, ellipsis: true });
 }
 
 export function hline(doc: Pdf, x1: number, x2: number, y: number, width = 0.6): void {
@@ -73,6 +83,11 @@ export function vline(doc: Pdf, x: number, y1: number, y2: number, width = 0.6):
 
 export function box(doc: Pdf, x: number, y: number, w: number, h: number, width = 0.6): void {
   doc.save().lineWidth(width).strokeColor('#000000').rect(x, y, w, h).stroke().restore();
+}
+
+/** Pages so far. */
+export function pageCount(doc: Pdf): number {
+  return doc.bufferedPageRange().count;
 }
 
 /** Starts a new page and returns the cursor at its top. */

@@ -13,8 +13,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import PDFDocument from 'pdfkit';
 import type { InvoicePrintModel, PrintParty } from '../invoices/index.js';
-import { CONTENT_WIDTH, FONT, PAGE, SIZE, box, drawText, ensureRoom, hline, measure, newPage, vline, type Pdf } from './invoice-pdf-layout.js';
-import { drawItemsTable, drawTotals } from './invoice-pdf-table.js';
+import { CONTENT_HEIGHT, CONTENT_WIDTH, FONT, PAGE, PDF_MAX_PAGES, SIZE, box, drawText, ensureRoom, hline, measure, newPage, vline, type Pdf } from './invoice-pdf-layout.js';
+import { drawItemsTable, drawTotals, totalsPages } from './invoice-pdf-table.js';
 import { qrMatrix } from './qr-image.js';
 
 export interface PdfAssets {
@@ -88,11 +88,11 @@ function partyLine(p: PrintParty): string {
   return [p.name, p.inn && `ИНН ${p.inn}`, p.kpp && `КПП ${p.kpp}`, p.address].filter((part) => part !== '').join(', ');
 }
 
-/** A labelled paragraph ("Поставщик (Исполнитель):" + bold value); returns the cursor below. */
+/** A labelled paragraph ("Поставщик (Исполнитель):" + bold value), at most a page; returns the cursor below. */
 function drawLabelled(doc: Pdf, y: number, label: string, value: string): number {
   const labelWidth = 92;
   const valueWidth = CONTENT_WIDTH - labelWidth;
-  const height = Math.max(measure(doc, label, labelWidth - 4), measure(doc, value, valueWidth, true)) + 6;
+  const height = Math.min(CONTENT_HEIGHT, Math.max(measure(doc, label, labelWidth - 4), measure(doc, value, valueWidth, true)) + 6);
   const at = ensureRoom(doc, y, height);
   drawText(doc, { text: label, x: PAGE.left, y: at, width: labelWidth - 4 });
   drawText(doc, { text: value, x: PAGE.left + labelWidth, y: at, width: valueWidth, bold: true });
@@ -120,12 +120,13 @@ function drawQr(doc: Pdf, payload: string, x: number, y: number, size: number): 
   doc.fill().restore();
 }
 
-/** Signature lines ("Руководитель ____ Name"), "М.П." and the QR beside them. */
+/** Signature lines ("Руководитель ____ Name"), "М.П." and the QR beside them; as many signers as a page holds. */
 function drawSignatures(doc: Pdf, model: InvoicePrintModel, startY: number): number {
   const qr = model.qr_payload;
   const line = measure(doc, 'Ag', 100);
   const signerHeight = 2 * line + 10;
-  const blockHeight = Math.max(model.signers.length * signerHeight + line + 8, qr ? QR_SIZE + line + 4 : 0);
+  const signers = model.signers.slice(0, Math.floor((CONTENT_HEIGHT - line - 8) / signerHeight));
+  const blockHeight = Math.max(signers.length * signerHeight + line + 8, qr ? QR_SIZE + line + 4 : 0);
   let y = ensureRoom(doc, startY + 10, blockHeight);
   const top = y;
   const labelWidth = 112;
@@ -134,7 +135,7 @@ function drawSignatures(doc: Pdf, model: InvoicePrintModel, startY: number): num
   const xName = xRule + ruleWidth + 8;
   // The name line stops short of the QR when there is one.
   const nameWidth = Math.min(170, (qr ? PAGE.right - QR_SIZE - 10 : PAGE.right) - xName);
-  for (const signer of model.signers) {
+  for (const signer of signers) {
     drawText(doc, { text: signer.label, x: PAGE.left, y: y + line, width: labelWidth - 4, bold: true });
     hline(doc, xRule, xRule + ruleWidth, y + 2 * line + 1);
     drawText(doc, { text: signer.name, x: xName, y: y + line, width: nameWidth, height: line });
@@ -195,7 +196,7 @@ function drawDocument(doc: Pdf, model: InvoicePrintModel): void {
     y += measure(doc, 'Ag', 100, false, SIZE.small) + 6;
   }
   y = drawBankBlock(doc, model, y) + 16;
-  const titleHeight = measure(doc, model.title, CONTENT_WIDTH, true, SIZE.title);
+  const titleHeight = Math.min(measure(doc, model.title, CONTENT_WIDTH, true, SIZE.title), PAGE.bottom - y);
   drawText(doc, { text: model.title, x: PAGE.left, y, width: CONTENT_WIDTH, bold: true, size: SIZE.title });
   y += titleHeight + 4;
   hline(doc, PAGE.left, PAGE.right, y, 2);
@@ -203,8 +204,6 @@ function drawDocument(doc: Pdf, model: InvoicePrintModel): void {
   y = drawLabelled(doc, y, 'Поставщик\n(Исполнитель):', partyLine(model.seller));
   y = drawLabelled(doc, y, 'Покупатель\n(Заказчик):', partyLine(model.buyer));
   if (model.basis) y = drawLabelled(doc, y, 'Основание:', model.basis);
-  y = drawItemsTable(doc, model, y + 6);
-  y = drawTotals(doc, model, y);
 
   const paragraphs: Array<{ text: string; bold: boolean }> = [
     { text: model.summary, bold: false },
@@ -212,9 +211,14 @@ function drawDocument(doc: Pdf, model: InvoicePrintModel): void {
     ...(model.purpose ? [{ text: `Назначение платежа: ${model.purpose}`, bold: false }] : []),
     ...(model.comment ? [{ text: model.comment, bold: false }] : []),
   ];
+  // What follows the table starts at most this many pages: the totals', one per paragraph (each
+  // at most a page), the closing rule's and the signatures'. The table keeps to the rest.
+  const pagesAfterTable = totalsPages(doc, model) + paragraphs.length + 2;
+  y = drawItemsTable(doc, model, y + 6, PDF_MAX_PAGES - pagesAfterTable);
+  y = drawTotals(doc, model, y);
   y += 8;
   for (const p of paragraphs) {
-    const height = measure(doc, p.text, CONTENT_WIDTH, p.bold) + 2;
+    const height = Math.min(CONTENT_HEIGHT, measure(doc, p.text, CONTENT_WIDTH, p.bold) + 2);
     y = ensureRoom(doc, y, height);
     drawText(doc, { text: p.text, x: PAGE.left, y, width: CONTENT_WIDTH, bold: p.bold });
     y += height;

@@ -31,14 +31,24 @@ export async function findLinkEpoch(db: Executor, teamId: string, publicId: stri
   return row ? Number(row.link_epoch) : undefined;
 }
 
-/** Every open of a link: when it was last opened (any kind, the colleague link too). */
-export async function recordLinkOpened(db: Executor, link: Pick<ShareLinkRow, 'team_id' | 'public_id' | 'token'>, now: string): Promise<void> {
+/**
+ * An open of a link: when it was last opened (any kind, the colleague link too), unless it was
+ * recorded at `notBefore` or later (another node recorded an open within the interval: the
+ * statement then changes no row and writes nothing).
+ */
+export async function recordLinkOpened(
+  db: Executor,
+  link: Pick<ShareLinkRow, 'team_id' | 'public_id' | 'token'>,
+  now: string,
+  notBefore: string,
+): Promise<void> {
   await db
     .updateTable('share_links')
     .set({ last_opened_at: now })
     .where('team_id', '=', link.team_id)
     .where('public_id', '=', link.public_id)
     .where('token', '=', link.token)
+    .where((eb) => eb.or([eb('last_opened_at', 'is', null), eb('last_opened_at', '<', notBefore)]))
     .execute();
 }
 

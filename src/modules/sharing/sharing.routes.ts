@@ -18,11 +18,17 @@ import type { RequestInfo } from '../invoices/index.js';
 import { databaseUnavailableReason } from '../../db/errors.js';
 import { ApiError } from '../../shared/errors.js';
 import { renderMessagePage, renderNotFoundPage, renderShareDisabledPage, STATIC_ASSETS, type PostedFields } from './pages/index.js';
-import { RenderQueueFullError } from '../rendering/index.js';
+import { RENDER_BUSY_RETRY_MS, RenderQueueFullError, RenderTimeoutError } from '../rendering/index.js';
 import { PageError, type PageProblem, type PortalRoute, type RenderedFile, type SharingService } from './sharing.service.js';
 
-/** Seconds a client is asked to wait when the PDF render queue is full, or the database cannot serve the page now. */
-const RENDER_RETRY_AFTER_SEC = 2;
+/** Seconds a client is asked to wait when the PDF render queue is full, a render was stopped, or the database cannot serve the page now. */
+const RENDER_RETRY_AFTER_SEC = RENDER_BUSY_RETRY_MS / 1000;
+
+/** 503 in the API's error shape, never cached, for a PDF that cannot be rendered now. */
+function renderRefusal(reply: FastifyReply, code: 'render_queue_full' | 'render_timeout', details: string) {
+  const busy = new ApiError(code, { details, retry_after_sec: RENDER_RETRY_AFTER_SEC }, { 'retry-after': String(RENDER_RETRY_AFTER_SEC) });
+  return reply.code(503).headers(busy.headers).header('cache-control', 'no-store').send(busy.body);
+}
 
 /** The per-link rate limit (INVOICING_LINK_RATE_PER_MIN), run on every route with a token. */
 export type LinkLimiter = (request: FastifyRequest, reply: FastifyReply, token: string) => Promise<void>;
@@ -168,12 +174,11 @@ async function site(app: FastifyInstance, { service, share, portal, path, limitL
       return sendPage(reply, page.status, page.html);
     }
     if (error instanceof RenderQueueFullError) {
-      const busy = new ApiError(
-        'render_queue_full',
-        { details: 'every PDF renderer is busy and the queue is full; try again shortly', retry_after_sec: RENDER_RETRY_AFTER_SEC },
-        { 'retry-after': String(RENDER_RETRY_AFTER_SEC) },
-      );
-      return reply.code(503).headers(busy.headers).header('cache-control', 'no-store').send(busy.body);
+      return renderRefusal(reply, 'render_queue_full', 'every PDF renderer is busy and the queue is full; try again shortly');
+    }
+    if (error instanceof RenderTimeoutError) {
+      request.log.warn({ timeout_ms: error.timeoutMs }, 'PDF render stopped at its timeout');
+      return renderRefusal(reply, 'render_timeout', `the PDF took longer than ${error.timeoutMs} ms to render and was stopped; try again shortly`);
     }
     // The rate limits answer in the API's shape on every route (operating contract, section 4).
     if (error instanceof ApiError && (error.status === 429 || error.status === 503)) {

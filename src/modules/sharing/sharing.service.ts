@@ -30,7 +30,7 @@ import {
   type InvoiceService,
   type RequestInfo,
 } from '../invoices/index.js';
-import { inlinePdfRenderer, RenderCache, renderKey, renderQrPng, renderQrSvg, type PdfRenderer } from '../rendering/index.js';
+import { inlinePdfRenderer, RenderCache, renderKey, renderQrPng, renderQrSvg, type PdfRenderer, type RenderLane } from '../rendering/index.js';
 import { DEMO_AUTH, DEMO_TEAM_ID, LEGACY_DEMO_TEAM_ID, type AuthContext, type AuthService } from '../teams/index.js';
 import { refusedEdit } from './edit-refusals.js';
 import { messagesByField, warningMessageRu } from './form-messages.js';
@@ -46,7 +46,10 @@ import {
 } from './pages/index.js';
 import { csrfTokenFor, verifyCsrfToken, verifyPortalToken, type PortalMode } from '../links/index.js';
 import * as repo from './sharing.repository.js';
-import { recordPaymentReported, recordViewed } from './link-events.js';
+import { LinkOpens, recordPaymentReported } from './link-events.js';
+import { pdfFilenames, type BinaryFile, type RenderedFile } from './rendered-files.js';
+
+export type { BinaryFile, RenderedFile } from './rendered-files.js';
 
 /** Why a page cannot be shown; the routes map each to its status and page. */
 export type PageProblem = 'not_found' | 'share_forbidden' | 'view_only' | 'csrf_failed';
@@ -106,34 +109,19 @@ export interface PortalRoute {
   document: boolean;
 }
 
-export interface BinaryFile {
-  body: Buffer;
-  /** The file name to offer (UTF-8) and its ASCII fallback. */
-  filename: { name: string; ascii: string };
-}
-
-/**
- * A PDF or QR image as the routes serve it: its strong ETag (the hash of everything it is
- * rendered from, read from the database on this request) is known before any rendering, so
- * `If-None-Match` is answered with 304 without rendering; `load` renders or takes it from the
- * cache.
- */
-export interface RenderedFile {
-  etag: string;
-  filename?: { name: string; ascii: string };
-  load(): Promise<Buffer>;
-}
-
 export type SaveOutcome = { kind: 'saved'; location: string } | { kind: 'shown'; status: 200 | 400 | 409; html: string };
 
 export class SharingService {
   /** Root-relative paths of the two bases: the pages' own links are built under them. */
   readonly paths: { share: string; portal: string };
   private readonly cache: RenderCache;
+  /** What opening a link writes: only what changed, `last_opened_at` at most once a minute. */
+  private readonly opens: LinkOpens;
 
   constructor(private readonly deps: SharingServiceDeps) {
     this.paths = { share: basePath(deps.bases.shareUrl), portal: basePath(deps.bases.portalUrl) };
     this.cache = deps.cache ?? new RenderCache(64 * 1024 * 1024);
+    this.opens = new LinkOpens(deps.db);
   }
 
   // --- share links --------------------------------------------------------------------------
@@ -186,9 +174,8 @@ export class SharingService {
       throw new PageError(gate.reason === 'public_share_disabled' || !gate.public_share_enabled ? 'not_found' : 'share_forbidden');
     }
     if (countOpen) {
-      const now = isoNow(this.deps.clock);
-      await repo.recordLinkOpened(this.deps.db, link, now);
-      if (link.kind !== 'colleague') await recordViewed(this.deps.db, link.team_id, link.public_id, now);
+      const state = { buyer_status: response.body.status.buyer_status, viewed_at: response.body.metadata.viewed_at ?? null };
+      await this.opens.record(link, state, this.deps.clock.now());
     }
     return { token, kind: link.kind, link, model: toPrintModel(response.body) };
   }
@@ -355,15 +342,16 @@ export class SharingService {
     const stored = await this.read(auth, publicId, { host: '', requestId }).catch(notFoundAsNull);
     if (!stored) return null;
     const model = toPrintModel(stored.body);
-    return { revision: stored.body.metadata.revision ?? 0, file: { body: await this.pdfFile(model).load(), filename: pdfFilenames(model) } };
+    // The background lane: share-page traffic filling the public queue never refuses it.
+    return { revision: stored.body.metadata.revision ?? 0, file: { body: await this.pdfFile(model, 'background').load(), filename: pdfFilenames(model) } };
   }
 
   // --- helpers ------------------------------------------------------------------------------
 
-  private pdfFile(model: InvoicePrintModel): RenderedFile {
+  private pdfFile(model: InvoicePrintModel, lane: RenderLane = 'public'): RenderedFile {
     const key = renderKey('pdf', model);
     const renderer = this.deps.pdf ?? inlinePdfRenderer;
-    return { etag: `"${key}"`, filename: pdfFilenames(model), load: () => this.cache.get(key, () => renderer.render(model)) };
+    return { etag: `"${key}"`, filename: pdfFilenames(model), load: () => this.cache.get(key, () => renderer.render(model, lane)) };
   }
 
   private qrFile(model: InvoicePrintModel, format: 'png' | 'svg'): RenderedFile {
@@ -405,24 +393,4 @@ function posted(fields: PostedFields, name: string): string {
   const raw = fields[name];
   const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
   return typeof value === 'string' ? value : '';
-}
-
-/**
- * The PDF's file names: "Счёт № 15 от 02.03.2026.pdf" for browsers that read `filename*`, and
- * an ASCII fallback "invoice-15-2026-03-02.pdf". Characters that could break the header or a
- * file system (quotes, slashes, control characters) reach neither.
- */
-export function pdfFilenames(model: InvoicePrintModel): { name: string; ascii: string } {
-  const clean = (s: string) =>
-    s
-      .replace(/[\u0000-\u001f\u007f-\u009f"\\/:*?<>|]+/g, ' ')
-      .replace(/\s+/g, ' ')
-      .trim()
-      .slice(0, 80);
-  const number = clean(model.number);
-  const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(model.date);
-  const name = `Счёт${number ? ` № ${number}` : ''}${date ? ` от ${date[3]}.${date[2]}.${date[1]}` : ''}.pdf`;
-  const asciiNumber = number.replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 40).replace(/^-+|-+$/g, '');
-  const ascii = ['invoice', asciiNumber, date ? date[0] : ''].filter(Boolean).join('-') + '.pdf';
-  return { name, ascii };
 }

@@ -117,6 +117,25 @@ describe('recorded EDO sends', () => {
     expect((await jobsOf(created.public_id)).map((j) => j.status)).toEqual(['failed']);
   });
 
+  it('a record that cannot be written is undone alone and set aside; the others are written and sent', async () => {
+    const broken = await createOk(t, simpleDoc('REC-6', { buyer_edo_id: BUYER }));
+    const jobId = broken.metadata.edo.job_id as string;
+    await t.app.edo.service.writeRecordedSends(50);
+    // Its record put back: writing its job again fails in the database (the send's key), after
+    // the record was taken in the same transaction.
+    await t.db.db.updateTable('invoices').set({ edo_pending_job: jobId }).where('public_id', '=', broken.public_id).execute();
+    const good = await createOk(t, simpleDoc('REC-7', { buyer_edo_id: BUYER }));
+    const batch = await t.app.edo.worker.sendDue();
+    expect(batch.recorded).toBe(1);
+    expect((await storedRow(t, good.public_id))?.edo_pending_job).toBeNull();
+    expect((await get(t, good.public_id)).json().metadata.edo).toMatchObject({ status: 'sent', attempts: 1 });
+    // The broken one is left as it was, its one job unchanged.
+    expect((await storedRow(t, broken.public_id))?.edo_pending_job).toBe(jobId);
+    expect((await jobsOf(broken.public_id)).map((j) => j.job_id)).toEqual([jobId]);
+    // Set aside: the next batch does not fail on it either.
+    expect((await t.app.edo.worker.sendDue()).recorded).toBe(0);
+  });
+
   it.runIf(!usingPostgres())('finds recorded sends through the partial index (SQLite plan)', async () => {
     const plan = await sql<{ detail: string }>`explain query plan select team_id, public_id, edo_pending_job from invoices
       where edo_pending_job is not null order by team_id, public_id limit 50`.execute(t.db.db);

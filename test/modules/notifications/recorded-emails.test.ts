@@ -168,3 +168,54 @@ describe('a node that attempts e-mail in the request', () => {
     }
   });
 });
+
+describe('a recorded e-mail that cannot be written', () => {
+  it('is undone alone, logged and set aside for 10 minutes; the other records are written and their e-mails sent', async () => {
+    const errors: Array<{ obj: Record<string, unknown>; msg: string }> = [];
+    const logger = { info: () => undefined, warn: () => undefined, error: (obj: object, msg: string) => void errors.push({ obj: obj as Record<string, unknown>, msg }) };
+    let offsetMs = 0;
+    const clock = { now: () => new Date(Date.now() + offsetMs) };
+    const node = await buildTestApp({
+      env: { ...appEnv(server.url), INVOICING_IN_PROCESS_WORKER: 'false' },
+      notifications: { ...FAST_NOTIFICATIONS, clock, logger },
+    });
+    const setRecord = (publicId: string, record: string) => node.db.db.updateTable('invoices').set({ email_pending: record }).where('public_id', '=', publicId).execute();
+    const recorded = async (publicId: string) =>
+      (await node.db.db.selectFrom('invoices').select('email_pending').where('public_id', '=', publicId).executeTakeFirstOrThrow()).email_pending;
+    const create = async (number: string, email: string) =>
+      (await post(node, { invoice: doc(number, { api_recipients: recipients(email) }), notify_recipients: true })).json().public_id as string;
+    try {
+      // A record whose rows are written already: writing them again fails in the database (the
+      // outbox's primary key), after the record was taken in the same transaction.
+      const written = await create('MBAD-1', 'hana@bad.example');
+      const record = (await recorded(written))!;
+      expect(await node.app.notifier.service.writeRecordedEmails(100)).toBe(1);
+      await setRecord(written, record);
+      // A record that cannot be read at all.
+      const unreadable = await create('MBAD-2', 'ivan@bad.example');
+      await setRecord(unreadable, '{"v":1,"id":');
+      const good = await create('MBAD-3', 'jana@bad.example');
+
+      const batch = await node.app.notifier.worker.runOnce();
+      expect(batch.recorded).toBe(1);
+      await node.app.notifier.worker.drain();
+      await waitFor(() => mailTo(server, 'jana@bad.example').length === 1, 10_000, 'the good record’s e-mail');
+      expect((await get(node, good)).notifications).toMatchObject({ sent_count: 1, failed_count: 0 });
+      // The two bad records are left as they were, each logged once with its document.
+      expect(await recorded(written)).toBe(record);
+      expect(await recorded(unreadable)).toBe('{"v":1,"id":');
+      const logged = () => errors.filter((e) => e.msg.startsWith('recorded e-mails could not be written')).map((e) => e.obj.public_id).sort();
+      expect(logged()).toEqual([written, unreadable].sort());
+
+      // Set aside: the next batches neither retry them nor fail.
+      await node.app.notifier.worker.runOnce();
+      expect(logged()).toHaveLength(2);
+      // After 10 minutes they are tried again (and logged again).
+      offsetMs = 10 * 60_000 + 1_000;
+      expect(await node.app.notifier.service.writeRecordedEmails(100)).toBe(0);
+      expect(logged()).toHaveLength(4);
+    } finally {
+      await node.close();
+    }
+  }, 30_000);
+});
