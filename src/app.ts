@@ -329,7 +329,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     api.addHook('preParsing', async (request, _reply, payload) => (request.auth?.mode === 'demo' ? limitDemoBody(payload) : payload));
     await api.register(catalogRoutes, { catalog });
     await api.register(invoiceRoutes, { invoices });
-    await api.register(eventRoutes, { db: database.db, retentionDays: config.webhooks.eventRetentionDays });
+    await api.register(eventRoutes, { db: database.db, retentionDays: config.webhooks.eventRetentionDays, heavyReads: database.readThreads ?? null });
     await api.register(webhookRoutes, { webhooks: webhooks.service });
   });
   // Share and portal pages: outside the API's key check; their tokens are the credential.

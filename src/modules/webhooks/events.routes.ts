@@ -1,13 +1,18 @@
 /** `GET /api/v1/events`: the team's events feed. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Db } from '../../db/database.js';
+import type { ReadThreads } from '../../db/read-threads.js';
 import { requireAuth } from '../teams/index.js';
 import { API_SECURITY } from '../../shared/api-security.js';
 import { ApiError } from '../../shared/errors.js';
 import { errorResponses, ref } from '../../shared/schemas.js';
 import { Event, EventList, EventsQuery, FEED_EVENT_TYPES, readFeed } from '../events/index.js';
 
-export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Db; retentionDays: number }> = async (app, { db, retentionDays }) => {
+/**
+ * `heavyReads` (SQLite): a `types` filter may walk many of the team's events before it finds a
+ * page of a rare type, so such a read runs on the reading threads (src/db/read-threads.ts).
+ */
+export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Db; retentionDays: number; heavyReads?: ReadThreads | null }> = async (app, { db, retentionDays, heavyReads }) => {
   app.addSchema(Event);
   app.addSchema(EventList);
   app.get(
@@ -29,7 +34,9 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Db; retentionDays: num
       const unknown = types?.filter((t) => !(FEED_EVENT_TYPES as string[]).includes(t)) ?? [];
       if (unknown.length > 0) throw new ApiError('invalid_query', { details: `unknown event type(s): ${unknown.join(', ')}` });
       if (auth.mode === 'demo') return { ok: true as const, items: [], next_cursor: request.query.after || null, has_more: false };
-      return readFeed(db, auth.teamId, { after: request.query.after, limit: request.query.limit, types });
+      const query = { after: request.query.after, limit: request.query.limit, types };
+      if (heavyReads && types !== undefined && types.length > 0) return heavyReads.forTeam(auth.teamId, (threads) => readFeed(threads, auth.teamId, query));
+      return readFeed(db, auth.teamId, query);
     },
   );
 };
