@@ -25,6 +25,12 @@ const SQLITE_PASS_ONLY = [
   'test/modules/sharing/edit-form.test.ts',
   'test/http/url-redaction.test.ts',
   'test/modules/edo/http-operator.test.ts',
+  // Pure rules: no database.
+  'test/modules/payments/**',
+  'test/modules/reminders/**',
+  'test/modules/recurring/**',
+  'test/modules/invoices/rules/**',
+  'test/shared/**',
 ];
 
 const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '');
