@@ -42,7 +42,7 @@ describe('API key lookups', () => {
     expect(texts.filter((t) => t !== 'PRAGMA data_version')).toHaveLength(1);
     expect(ctx).toMatchObject({ mode: 'live', keyId: 101, keyName: 'erp', keyKind: 'team', teamId: 'acme', team: { id: 'acme' } });
     expect(ctx?.mode === 'live' && ctx.listState).toEqual(await teamListState(db.db, 'acme'));
-    expect(ctx?.mode === 'live' && ctx.listState).toEqual({ documents: 7, version: 11 });
+    expect(ctx?.mode === 'live' && ctx.listState).toEqual({ documents: 7, version: 11, storedBytes: 0 });
     // Not asked for: not read.
     const plain = await auth.authenticate(creds(ACME_KEY));
     expect(plain.mode === 'live' && plain.listState).toBeUndefined();
@@ -217,7 +217,7 @@ describe('the caller kept while the database is unchanged (SQLite data version)'
     await db.db.updateTable('team_document_counts').set({ documents: 8 }).where('team_id', '=', 'acme').execute();
     const moved = await auth.authenticate(creds(ACME_KEY), { listState: true });
     expect(auth.keyLookups()).toBe(lookups + 2);
-    expect(moved.mode === 'live' && moved.listState).toEqual({ documents: 8, version: 11 });
+    expect(moved.mode === 'live' && moved.listState).toEqual({ documents: 8, version: 11, storedBytes: 0 });
     await db.db.updateTable('team_document_counts').set({ documents: 7 }).where('team_id', '=', 'acme').execute();
   });
 
