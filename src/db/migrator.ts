@@ -46,6 +46,14 @@ const migrations: Record<string, Migration> = {
   '2026-11-29T0900_team_storage': teamStorage,
 };
 
+/** Kysely's bookkeeping table: one row per applied migration, by name. */
+export const MIGRATION_TABLE = 'kysely_migration';
+
+/** The names of this release's migrations, oldest first: the newest is the schema version. */
+export function knownMigrationNames(): string[] {
+  return Object.keys(migrations).sort();
+}
+
 class StaticProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {
     return migrations;
