@@ -25,6 +25,7 @@ const SQLITE_PASS_ONLY = [
   'test/modules/sharing/edit-form.test.ts',
   'test/http/url-redaction.test.ts',
   'test/modules/edo/http-operator.test.ts',
+  'test/ops/alerts-dashboard.test.ts',
 ];
 
 const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '');

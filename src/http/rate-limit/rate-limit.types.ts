@@ -47,4 +47,6 @@ export interface RateLimitStore {
   /** `nowMs` is passed in (not read from the clock) so tests and callers control time. */
   consume(rules: LimitRule[], nowMs: number): Promise<ConsumeResult>;
   close(): Promise<void>;
+  /** A store kept in a server (Redis): whether its connection is up now (`invoicing_dependency_up`). */
+  reachable?(): boolean;
 }

@@ -50,6 +50,7 @@ export class OutboxWorker {
       },
       service.policy.pollIntervalMs,
       (err) => this.logger?.error({ err, owner: this.owner }, 'outbox batch failed'),
+      'email',
     );
     this.retention = new PollingLoop(
       async () => (await this.service.pruneQuota()) >= PRUNE_BATCH,

@@ -64,6 +64,7 @@ export class WebhookWorker {
       () => this.runOnce().then((r) => r.more),
       deps.policy.pollIntervalMs,
       (err) => deps.logger?.error({ err }, 'webhook batch failed'),
+      'webhook',
     );
   }
 
