@@ -23,6 +23,7 @@ import * as emailQuotaShards from './migrations/2026-11-27T0900_email_quota_shar
 import * as edoPendingJob from './migrations/2026-11-28T1000_edo_pending_job.js';
 import * as emailPending from './migrations/2026-11-28T1100_email_pending.js';
 import * as teamStorage from './migrations/2026-11-29T0900_team_storage.js';
+import * as traceContext from './migrations/2026-12-01T0900_trace_context.js';
 
 const migrations: Record<string, Migration> = {
   '2026-11-25T2200_spine': spine,
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-28T1000_edo_pending_job': edoPendingJob,
   '2026-11-28T1100_email_pending': emailPending,
   '2026-11-29T0900_team_storage': teamStorage,
+  '2026-12-01T0900_trace_context': traceContext,
 };
 
 /** Kysely's bookkeeping table: one row per applied migration, by name. */

@@ -38,7 +38,7 @@ function row(id: string, kind: OutboxTable['kind'], state: OutboxTable['state'],
     idem_key: `ops-${id}`, message_id: `<${id}@x>`, payload: '{}', state, attempts: 0, max_attempts: 5,
     next_attempt_at: nextAttemptAt.toISOString(), locked_by: lockedUntil ? 'someone' : null,
     locked_until: lockedUntil?.toISOString() ?? null, last_error: null, last_error_code: null, sent_at: null,
-    created_at: at, updated_at: at,
+    created_at: at, updated_at: at, traceparent: null,
   };
 }
 

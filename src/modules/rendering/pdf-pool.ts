@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { renderInvoicePdf } from './invoice-pdf.js';
 import type { InvoicePrintModel } from '../invoices/index.js';
+import { endSpan, SPAN, startSpan } from '../../shared/tracing.js';
 
 /** The render queue is full: the caller answers 503 with Retry-After. */
 export class RenderQueueFullError extends Error {
@@ -60,9 +61,15 @@ export function createPdfRenderer(options: { threads?: number; maxQueue?: number
       if (!pool) return renderInvoicePdf(model);
       if (pending >= capacity) throw new RenderQueueFullError();
       pending += 1;
+      // The span covers the wait for a thread and the render: a slow PDF shows which it was by its length and the queue.
+      const span = startSpan(SPAN.pdfRender, { 'invoicing.pdf_queue': pending });
       try {
         const bytes = (await pool.run(model)) as Uint8Array;
+        endSpan(span);
         return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      } catch (err) {
+        endSpan(span, err);
+        throw err;
       } finally {
         pending -= 1;
       }

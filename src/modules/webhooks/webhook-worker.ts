@@ -24,6 +24,7 @@ import { signPayload, type SecretBox } from './secrets.js';
 import type { UrlPolicy } from './url-safety.js';
 import * as repo from './webhooks.repository.js';
 import { deliveryBody } from './webhooks.service.js';
+import { ATTR, inSpan, SPAN } from '../../shared/tracing.js';
 
 export const RETRY_WINDOW_MS = 3 * 86_400_000;
 
@@ -169,7 +170,12 @@ export class WebhookWorker {
     };
   }
 
-  private async attempt(row: WebhookDeliveryRow): Promise<void> {
+  /** One attempt of one claimed delivery, traced (a trace of its own: deliveries come from the events feed). */
+  private attempt(row: WebhookDeliveryRow): Promise<void> {
+    return inSpan(SPAN.webhookDelivery, { attributes: { [ATTR.teamId]: row.team_id, 'invoicing.event_type': row.event_type } }, () => this.attemptRow(row));
+  }
+
+  private async attemptRow(row: WebhookDeliveryRow): Promise<void> {
     const fence = { teamId: row.team_id, id: row.id, owner: this.owner };
     const endpoint = await repo.findEndpoint(this.db, row.team_id, row.endpoint_id);
     const started = this.deps.clock.now();
