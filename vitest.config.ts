@@ -31,6 +31,7 @@ const SQLITE_PASS_ONLY = [
   'test/modules/recurring/**',
   'test/modules/invoices/rules/**',
   'test/shared/**',
+  'test/ops/alerts-dashboard.test.ts',
 ];
 
 const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '');

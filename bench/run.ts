@@ -48,6 +48,7 @@ import {
 import { runScaleOut } from './scale-out.js';
 import { summarize, summaryMarkdown } from './summary.js';
 import { runCleanups } from './cleanup.js';
+import { startOtlpSink } from './otlp-sink.js';
 
 /** dist/bench/run.js or bench/run.ts: the repository is two levels or one level up. */
 
@@ -324,7 +325,10 @@ async function main(): Promise<void> {
   };
   // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service.
   const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const service = startProcess(process.execPath, [...nodeArgs, serverEntry], serviceEnv, serviceLog);
+  // BENCH_OTEL=1: the service traced, exporting to a receiver that discards (bench/otlp-sink.ts).
+  const otlp = process.env.BENCH_OTEL === '1' ? await startOtlpSink(serviceRoot) : null;
+  if (otlp) Object.assign(serviceEnv, otlp.env);
+  const service = startProcess(process.execPath, [...(otlp?.nodeArgs ?? []), ...nodeArgs, serverEntry], serviceEnv, serviceLog);
   const serviceUrl = `http://127.0.0.1:${servicePort}`;
   // Two minutes: on a machine shared with other benches and test runs, starting takes more than 30 s.
   await waitForHealthy(`${serviceUrl}/healthz`, service, serviceLog, 120_000);
@@ -439,6 +443,7 @@ async function main(): Promise<void> {
     database: databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'postgres',
     redis: Boolean(process.env.REDIS_URL),
     log_level: LOG_LEVEL,
+    traced: otlp !== null,
     invoicing_processes: process.env.INVOICING_PROCESSES ?? 'auto',
     rounds: ROUNDS,
     compare_to: ROUNDS > 1 ? COMPARE_TO : null,
@@ -475,6 +480,10 @@ async function main(): Promise<void> {
   process.stdout.write(`\nWritten bench/results/${stamp}.md and .json\n`);
 
   await stopProcesses();
+  if (otlp) {
+    process.stdout.write(`BENCH_OTEL: the service sent ${otlp.received()} OTLP export requests\n`);
+    await otlp.close();
+  }
   fs.rmSync(tmp, { recursive: true, force: true });
 }
 

@@ -16,6 +16,7 @@ import { authHook } from './http/auth.js';
 import { createUrlRedactor, lazyChildLogger, logDestination, loggerOptions, RequestLogController } from './http/logging.js';
 import { helmetHeaders, staticHeaders } from './http/security-headers.js';
 import { createMetrics, registerRequestMetrics } from './http/metrics.js';
+import { registerOperationsMetrics } from './http/operations-metrics.js';
 import { trackRoutesForMethodNotAllowed } from './http/method-not-allowed.js';
 import { registerOpenApi } from './http/openapi.js';
 import { createRateLimitHooks } from './http/rate-limit/rate-limit.hooks.js';
@@ -199,6 +200,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   const metrics = createMetrics();
   registerRequestMetrics(app, metrics);
+  registerOperationsMetrics(metrics.registry, {
+    database,
+    sqliteFile: config.database.kind === 'sqlite' ? config.database.file : null,
+    // Redis counts shared limits while `ok`; `degraded` means this process counts alone (fallback-store.ts).
+    redis: deps.rateLimitStore.redisState ? { reachable: () => deps.rateLimitStore.redisState?.() === 'ok' } : null,
+  });
 
   // CORS: only the service's own origin (its docs page) may read responses in a browser; the
   // API is for servers (ERPs, CRMs, shops), so no other origin is granted (docs/security.md).

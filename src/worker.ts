@@ -16,6 +16,7 @@ import { edoDocumentFiles, pdfAttachments, SharingService } from './modules/shar
 import { AuthService } from './modules/teams/index.js';
 import { createWebhooks } from './modules/webhooks/index.js';
 import { startMetricsServer } from './http/metrics-server.js';
+import { registerOperationsMetrics } from './http/operations-metrics.js';
 import { resolveServiceSecret } from './runtime.js';
 import { systemClock } from './shared/clock.js';
 
@@ -53,7 +54,15 @@ export async function runWorker(config: Config): Promise<void> {
   edo.worker.start();
   webhooks.worker.start();
   const metrics =
-    config.workerMetricsPort !== null ? await startMetricsServer({ host: config.host, port: config.workerMetricsPort, token: config.metricsToken }) : null;
+    config.workerMetricsPort !== null
+      ? await startMetricsServer({
+          host: config.host,
+          port: config.workerMetricsPort,
+          token: config.metricsToken,
+          register: (registry) =>
+            registerOperationsMetrics(registry, { database, sqliteFile: config.database.kind === 'sqlite' ? config.database.file : null, redis: null }),
+        })
+      : null;
   logger.info({ edo_operator: edo.service.operator.kind, metrics_port: metrics?.port ?? null }, 'worker started');
 
   let stopping = false;

@@ -7,6 +7,7 @@ import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { checkMetricsExposure } from '../config/metrics-exposure.js';
 import { openDatabase } from '../db/database.js';
 import { migrateService } from '../db/migrator.js';
+import { BackupRefusedError, databaseBackupFor } from '../db/backup/index.js';
 import { EdoRetryError, retryFailedSync } from '../modules/edo/index.js';
 import { rotateShareLinks } from '../modules/invoices/index.js';
 import { shareUrls } from '../modules/links/index.js';
@@ -31,6 +32,8 @@ Commands:
   keys deactivate KEY_ID                 deactivate an API key (refused everywhere within a second)
   links rotate PUBLIC_ID                 give a document's share links new tokens and end its portal links (the old ones answer 404)
   edo retry PUBLIC_ID                    queue a document's failed EDO sync again (same job id, attempts from 0)
+  backup FILE                            write a checked, consistent copy of the database to FILE while the service runs
+  restore FILE [--force]                 restore a backup into the database named by DATABASE_URL (empty or absent, unless --force)
   worker                                 run only the background jobs (e-mail retries, EDO sync) until SIGTERM
   help                                   print this text
 
@@ -42,10 +45,10 @@ class UsageError extends Error {}
 /** A command naming something that does not exist: bad input (exit status 2). */
 class LinkCommandError extends Error {}
 
-const COMMANDS = ['serve', 'migrate', 'import', 'keys', 'links', 'edo', 'worker'];
+const COMMANDS = ['serve', 'migrate', 'import', 'keys', 'links', 'edo', 'worker', 'backup', 'restore'];
 
 /** parseArgs with its own errors (unknown or valueless options) reported as usage errors. */
-function parseOptions(args: string[], options: Record<string, { type: 'string' }>) {
+function parseOptions(args: string[], options: Record<string, { type: 'string' | 'boolean' }>) {
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (err) {
@@ -156,6 +159,21 @@ async function run(argv: string[]): Promise<number> {
       );
       return 0;
     }
+    case 'backup':
+    case 'restore': {
+      const { values, positionals } = parseOptions(rest, command === 'restore' ? { force: { type: 'boolean' } } : {});
+      const file = positionals[0];
+      if (!file || positionals.length > 1) throw new UsageError(`${command} needs exactly one FILE`);
+      const backups = databaseBackupFor(config.database);
+      if (command === 'backup') {
+        const report = await backups.backup(file);
+        process.stdout.write(`Backup written: ${report.file} (${report.bytes} bytes, schema version ${report.schemaVersion})\n`);
+      } else {
+        const report = await backups.restore(file, { force: values.force === true });
+        process.stdout.write(`Restored ${report.file} (${report.bytes} bytes, schema version ${report.schemaVersion}); start the service on it\n`);
+      }
+      return 0;
+    }
     case 'edo': {
       const [sub, ...args] = rest;
       if (sub !== 'retry') throw new UsageError('edo needs retry');
@@ -181,7 +199,7 @@ export async function main(argv: string[]): Promise<void> {
     if (err instanceof UsageError) {
       process.stderr.write(`invoicing: ${err.message}\n\n${USAGE}`);
       process.exitCode = 2;
-    } else if (err instanceof ConfigError || err instanceof KeyCommandError || err instanceof LinkCommandError || err instanceof EdoRetryError) {
+    } else if (err instanceof ConfigError || err instanceof KeyCommandError || err instanceof LinkCommandError || err instanceof EdoRetryError || err instanceof BackupRefusedError) {
       process.stderr.write(`invoicing: ${err.message}\n`);
       process.exitCode = 2;
     } else if (err instanceof BootstrapError) {

@@ -37,6 +37,7 @@ import { statementCacheOf, type SqliteStatementCache } from './statement-cache.j
 import { retryPgConflicts } from './pg-retry.js';
 import type { Database } from './types.js';
 import { flushSearchIndex } from './text-search.js';
+import { inSpan, SPAN, spansEnabled } from '../shared/tracing.js';
 
 export type TransactionWork<T> = (trx: Transaction<Database>) => Promise<T>;
 
@@ -110,8 +111,17 @@ export class GroupCommit {
     this.direct = this.batching ? statementCacheOf(db) : null;
   }
 
-  /** Runs `work` in a transaction (shared with other writes on SQLite); resolves after commit. */
+  /**
+   * Runs `work` in a transaction (shared with other writes on SQLite); resolves after commit.
+   * Traced (`invoicing.group_commit`): the wait for the batch, the batch and its COMMIT, i.e.
+   * the write's time in the database.
+   */
   run<T>(work: TransactionWork<T>): Promise<T> {
+    if (spansEnabled()) return inSpan(SPAN.groupCommit, {}, () => this.runUntraced(work));
+    return this.runUntraced(work);
+  }
+
+  private runUntraced<T>(work: TransactionWork<T>): Promise<T> {
     if (!this.batching) return retryPgConflicts(() => this.db.transaction().execute(work));
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work: work as TransactionWork<unknown>, resolve: resolve as (v: unknown) => void, reject });

@@ -25,6 +25,7 @@ import * as edoPendingJob from './migrations/2026-11-28T1000_edo_pending_job.js'
 import * as emailPending from './migrations/2026-11-28T1100_email_pending.js';
 import * as teamStorage from './migrations/2026-11-29T0900_team_storage.js';
 import * as webhookBacklogRetention from './migrations/2026-11-29T1000_webhook_backlog_retention.js';
+import * as traceContext from './migrations/2026-12-01T0900_trace_context.js';
 
 const migrations: Record<string, Migration> = {
   '2026-11-25T2200_spine': spine,
@@ -47,7 +48,16 @@ const migrations: Record<string, Migration> = {
   '2026-11-28T1100_email_pending': emailPending,
   '2026-11-29T0900_team_storage': teamStorage,
   '2026-11-29T1000_webhook_backlog_retention': webhookBacklogRetention,
+  '2026-12-01T0900_trace_context': traceContext,
 };
+
+/** Kysely's bookkeeping table: one row per applied migration, by name. */
+export const MIGRATION_TABLE = 'kysely_migration';
+
+/** The names of this release's migrations, oldest first: the newest is the schema version. */
+export function knownMigrationNames(): string[] {
+  return Object.keys(migrations).sort();
+}
 
 class StaticProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {

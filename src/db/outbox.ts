@@ -26,6 +26,7 @@ const OUTBOX_COLUMNS = [
   ['recipient', 'text'], ['idem_key', 'text'], ['message_id', 'text'], ['payload', 'text'], ['state', 'text'],
   ['attempts', 'int'], ['max_attempts', 'int'], ['next_attempt_at', 'text'], ['locked_by', 'text'], ['locked_until', 'text'],
   ['last_error', 'text'], ['last_error_code', 'text'], ['sent_at', 'text'], ['created_at', 'text'], ['updated_at', 'text'],
+  ['traceparent', 'text'],
 ] as const satisfies ReadonlyArray<readonly [keyof OutboxTable, string]>;
 const OUTBOX_COLUMN_NAMES = OUTBOX_COLUMNS.map(([c]) => c);
 

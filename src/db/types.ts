@@ -160,6 +160,8 @@ export interface InvoicesTable {
    * notifications worker or the next update writes them and clears it; docs/notifications.md).
    */
   email_pending: string | null;
+  /** The W3C traceparent of the write that last wrote the row, when tracing is on (its recorded sends continue it). */
+  traceparent: string | null;
 }
 
 export interface InvoiceItemsTable {
@@ -303,6 +305,8 @@ export interface OutboxTable {
   sent_at: string | null;
   created_at: string;
   updated_at: string;
+  /** The W3C traceparent of the write that queued the row, when tracing is on: its delivery's span continues it. */
+  traceparent: string | null;
 }
 
 /** E-mails let through the gate per team and UTC day (`YYYY-MM-DD`). */

@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { deliveryOutcomes } from '../shared/delivery-metrics.js';
+import { deliveryOutcomes, workerHeartbeats } from '../shared/delivery-metrics.js';
 import { safeEqual } from '../shared/tokens.js';
 
 export interface MetricsServer {
@@ -13,10 +13,18 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-export async function startMetricsServer(options: { host: string; port: number; token: string | null }): Promise<MetricsServer> {
+export async function startMetricsServer(options: {
+  host: string;
+  port: number;
+  token: string | null;
+  /** Adds the metrics collected on scrape (the worker's database gauges: operations-metrics.ts). */
+  register?: (registry: Registry) => void;
+}): Promise<MetricsServer> {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'invoicing_worker_' });
   registry.registerMetric(deliveryOutcomes);
+  registry.registerMetric(workerHeartbeats);
+  options.register?.(registry);
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (req.method !== 'GET' || path !== '/metrics') {

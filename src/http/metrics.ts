@@ -1,7 +1,7 @@
 /** Prometheus metrics: requests and latency by route and status, rate-limit refusals. */
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { deliveryOutcomes } from '../shared/delivery-metrics.js';
+import { deliveryOutcomes, workerHeartbeats } from '../shared/delivery-metrics.js';
 
 export interface Metrics {
   registry: Registry;
@@ -19,6 +19,7 @@ export function createMetrics(): Metrics {
   });
   // E-mail, EDO and webhook delivery outcomes (counted by the workers of this process).
   registry.registerMetric(deliveryOutcomes);
+  registry.registerMetric(workerHeartbeats);
   return { registry, rateLimitRefusals };
 }
 

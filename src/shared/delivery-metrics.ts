@@ -3,7 +3,7 @@
  * outcome is recorded. One process-wide counter, registered into the registry of whatever
  * serves /metrics in the process (an API node's app, or `invoicing worker`'s metrics port).
  */
-import { Counter } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 
 export type DeliveryChannel = 'email' | 'edo' | 'webhook';
 /** `sent` (delivered), `retry` (failed, retried later), `failed` (given up). */
@@ -20,3 +20,19 @@ export function countDelivery(channel: DeliveryChannel, outcome: DeliveryOutcome
   if (outcome === null) return;
   deliveryOutcomes.inc({ channel, outcome: outcome === 'pending' ? 'retry' : outcome });
 }
+
+/** The background loops that report a heartbeat: the ones whose standing still should page someone. */
+export type WorkerLoop = 'email' | 'edo' | 'webhook';
+
+/**
+ * When each background loop of this process last finished a pass without an error (Unix
+ * seconds). Set once per pass (every poll interval, a few seconds), never per request; over
+ * several processes the newest counts (`max`): the loops of one kind share the work.
+ */
+export const workerHeartbeats = new Gauge({
+  name: 'invoicing_worker_last_pass_timestamp_seconds',
+  help: 'When the background loop (email, edo, webhook) last finished a pass without an error, in Unix seconds',
+  labelNames: ['loop'] as const,
+  aggregator: 'max',
+  registers: [],
+});

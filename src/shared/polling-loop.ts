@@ -1,7 +1,11 @@
+import { workerHeartbeats, type WorkerLoop } from './delivery-metrics.js';
+
 /**
  * A background loop: runs `task`, then again at once when it reports more work, otherwise
  * after `intervalMs`. `wake()` brings the next run forward (e.g. right after a commit that
- * queued work). One run at a time; `stop()` waits for the run under way.
+ * queued work). One run at a time; `stop()` waits for the run under way. A loop with a
+ * `heartbeat` name sets `invoicing_worker_last_pass_timestamp_seconds` after each pass that
+ * did not fail (the "worker not running" alert).
  */
 export class PollingLoop {
   private timer: NodeJS.Timeout | null = null;
@@ -14,6 +18,7 @@ export class PollingLoop {
     private readonly task: () => Promise<boolean>,
     private readonly intervalMs: number,
     private readonly onError: (err: unknown) => void,
+    private readonly heartbeat: WorkerLoop | null = null,
   ) {}
 
   get active(): boolean {
@@ -60,6 +65,7 @@ export class PollingLoop {
     let more = false;
     try {
       more = await this.task();
+      if (this.heartbeat !== null) workerHeartbeats.set({ loop: this.heartbeat }, Date.now() / 1000);
     } catch (err) {
       this.onError(err);
     }

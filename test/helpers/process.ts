@@ -1,8 +1,8 @@
 /**
  * The real `invoicing` command in a child process, run from the repository so modules resolve,
- * configured only through its environment: the build (`node dist/src/cli/main.js …`) when it is
+ * configured only through its environment: the build (`node dist/src/cli/entry.js …`) when it is
  * at least as new as every source file (`npm ci` builds it), else the sources through tsx
- * (`node --import tsx src/cli/main.ts …`), which costs each child about a second more CPU.
+ * (`node --import tsx src/cli/entry.ts …`), which costs each child about a second more CPU.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -63,14 +63,14 @@ function buildIsFresh(): boolean {
   for (const entry of fs.readdirSync(path.join(REPO_ROOT, 'src'), { recursive: true, withFileTypes: true })) {
     if (entry.isFile()) newest = Math.max(newest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
   }
-  fresh = info >= newest && built(path.join(REPO_ROOT, 'dist/src/cli/main.js')) > 0;
+  fresh = info >= newest && built(path.join(REPO_ROOT, 'dist/src/cli/entry.js')) > 0;
   return fresh;
 }
 
 /** `node` arguments that run `invoicing ARGS`: the build when fresh, else the sources (see the top). */
 export function invoicingArgs(args: string[]): string[] {
-  if (buildIsFresh()) return [path.join(REPO_ROOT, 'dist/src/cli/main.js'), ...args];
-  return ['--import', 'tsx', path.join(REPO_ROOT, 'src/cli/main.ts'), ...args];
+  if (buildIsFresh()) return [path.join(REPO_ROOT, 'dist/src/cli/entry.js'), ...args];
+  return ['--import', 'tsx', path.join(REPO_ROOT, 'src/cli/entry.ts'), ...args];
 }
 
 /** Runs `invoicing ARGS` to completion. */

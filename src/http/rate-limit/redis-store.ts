@@ -131,6 +131,10 @@ export class RedisStore implements RateLimitStore {
     });
   }
 
+  reachable(): boolean {
+    return this.redis.status === 'ready';
+  }
+
   async consume(rules: LimitRule[], nowMs: number): Promise<ConsumeResult> {
     if (rules.length === 0) return { allowed: true, states: [] };
     const keys: string[] = [];

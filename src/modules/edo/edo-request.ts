@@ -27,4 +27,6 @@ export interface RecordedSend {
   request: EdoSyncRequest;
   jobId: string;
   queuedAt: string;
+  /** The create's W3C traceparent (null when tracing was off): its delivery continues that trace. */
+  traceparent: string | null;
 }

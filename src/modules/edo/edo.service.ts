@@ -26,6 +26,7 @@ import type { EdoSync } from './edo.schemas.js';
 import * as repo from './edo.repository.js';
 import type { EdoSyncRequest, RecordedSend, RecordedSendRef } from './edo-request.js';
 import { recordEdoStatusChange } from './edo-events.js';
+import { ATTR, currentTraceparent, inSpan, SPAN } from '../../shared/tracing.js';
 
 /** The document's printable file now, with its revision; null when the document is gone. */
 export type EdoFileProvider = (document: {
@@ -81,6 +82,8 @@ export interface SendIds {
   buyerEdoId: string;
   jobId: string;
   queuedAt: string;
+  /** The trace the send continues (a recorded create's); the active one when absent. */
+  traceparent?: string | null;
 }
 
 function sendOf(request: EdoSyncRequest, jobId: string, queuedAt: string): SendIds {
@@ -204,7 +207,7 @@ export class EdoService {
   async writeRecordedSend(trx: Executor, ref: RecordedSendRef): Promise<boolean> {
     const recorded = await this.deps.documents.takeRecordedSend(trx, ref);
     if (!recorded) return false;
-    await this.writeSend(trx, this.newSend(recorded.request, recorded.queuedAt, recorded.jobId));
+    await this.writeSend(trx, this.newSend(recorded.request, recorded.queuedAt, recorded.jobId, recorded.traceparent));
     return true;
   }
 
@@ -242,9 +245,9 @@ export class EdoService {
   }
 
   /** The rows of a send of `request` to its buyer, queued at `now` (pure but for a new job id). */
-  private newSend(request: EdoSyncRequest, now: string, jobId: string = sortableToken()): NewSend {
+  private newSend(request: EdoSyncRequest, now: string, jobId: string = sortableToken(), traceparent: string | null = currentTraceparent()): NewSend {
     const payload: SendPayload = { v: 1, sender: request.sellerEdoId ?? '', recipient: request.buyerEdoId as string, document: request.document };
-    return this.sendRows(sendOf(request, jobId, now), { payload: JSON.stringify(payload), contentHash: request.contentHash });
+    return this.sendRows({ ...sendOf(request, jobId, now), traceparent }, { payload: JSON.stringify(payload), contentHash: request.contentHash });
   }
 
   /**
@@ -279,6 +282,7 @@ export class EdoService {
       sent_at: null,
       created_at: now,
       updated_at: now,
+      traceparent: send.traceparent ?? null,
     };
     const job: EdoJobRow = {
       team_id: teamId,
@@ -323,7 +327,16 @@ export class EdoService {
    * One attempt of one claimed send, recorded fenced by `owner`. Returns the job's new state,
    * or null when the lease was lost meanwhile.
    */
-  async attempt(row: OutboxRow, owner: string, signal: AbortSignal): Promise<'sent' | 'pending' | 'failed' | 'superseded' | null> {
+  attempt(row: OutboxRow, owner: string, signal: AbortSignal): Promise<'sent' | 'pending' | 'failed' | 'superseded' | null> {
+    const attributes = { [ATTR.teamId]: row.team_id, [ATTR.publicId]: row.public_id };
+    return inSpan(SPAN.edoDelivery, { attributes, traceparent: row.traceparent }, async (span) => {
+      const outcome = await this.attemptRow(row, owner, signal);
+      span?.setAttribute(ATTR.outcome, outcome ?? 'lease_lost');
+      return outcome;
+    });
+  }
+
+  private async attemptRow(row: OutboxRow, owner: string, signal: AbortSignal): Promise<'sent' | 'pending' | 'failed' | 'superseded' | null> {
     const fence = { teamId: row.team_id, id: row.id, owner };
     const renewedAt = this.deps.clock.now();
     const leaseUntil = new Date(renewedAt.getTime() + this.policy.leaseMs).toISOString();

@@ -31,6 +31,7 @@ export class EdoWorker {
       },
       policy.pollIntervalMs,
       (err) => logger?.error({ err, owner: this.owner }, 'EDO send batch failed'),
+      'edo',
     );
     this.feed = new PollingLoop(
       async () => (await this.readFeed()).more,

@@ -208,6 +208,7 @@ export class DemoDocuments {
       changed_at: null,
       edo_pending_job: null,
       email_pending: null,
+      traceparent: null,
     };
     return { row, links: this.links(this.demoPublicId, result.invoice.api_recipients, DEMO_CREATED_AT) };
   }

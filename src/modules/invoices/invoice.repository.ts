@@ -221,7 +221,7 @@ const INVOICE_COLUMNS = [
   'changed_at', 'validation', 'last_modified_at', 'last_modified_by_login', 'api_key_id', 'api_key_name',
   'api_request_host', 'team_id', 'public_id', 'revision', 'link_epoch', 'package_public_id', 'buyer_status', 'created_at',
   'created_by_login', 'api_created_at', 'api_updated_at', 'notifications', 'viewed_at', 'payment_reported_at',
-  'edo_pending_job', 'email_pending',
+  'edo_pending_job', 'email_pending', 'traceparent',
 ] as const satisfies ReadonlyArray<keyof InvoicesTable>;
 /** The item columns after team_id and public_id, with the array type each travels as. */
 const ITEM_COLUMNS = [

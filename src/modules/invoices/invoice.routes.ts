@@ -22,6 +22,7 @@ import {
 import { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
 import type { InvoiceService, RequestInfo, WriteOutcome } from './invoice.service.js';
 import { extended } from '../../shared/objects.js';
+import { annotateActiveSpan, ATTR } from '../../shared/tracing.js';
 
 /**
  * Write routes check params and headers with TypeBox and leave the body to the service, which
@@ -38,7 +39,9 @@ function requestInfo(request: FastifyRequest): RequestInfo {
   return { host: request.host, requestId: String(request.id) };
 }
 
-function sendWrite(reply: FastifyReply, outcome: WriteOutcome) {
+function sendWrite(reply: FastifyReply, outcome: WriteOutcome, teamId: string) {
+  // The request's trace names the team and the document written (never the key or the content).
+  annotateActiveSpan({ [ATTR.teamId]: teamId, [ATTR.publicId]: outcome.body.public_id ?? '' });
   reply.header('ETag', outcome.etag);
   if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
   return reply.code(outcome.status).send(outcome.body);
@@ -79,12 +82,13 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
       },
     },
     async (request, reply) => {
+      const auth = requireAuth(request);
       const outcome = await invoices.create(
-        requireAuth(request),
+        auth,
         request.body,
         extended(requestInfo(request), { idempotencyKey: request.headers['idempotency-key'] ?? null }),
       );
-      return sendWrite(reply, outcome);
+      return sendWrite(reply, outcome, auth.teamId);
     },
   );
 
@@ -112,13 +116,14 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
       },
     },
     async (request, reply) => {
+      const auth = requireAuth(request);
       const outcome = await invoices.update(
-        requireAuth(request),
+        auth,
         request.params.public_id,
         request.body,
         extended(requestInfo(request), { ifMatch: request.headers['if-match'] ?? null }),
       );
-      return sendWrite(reply, outcome);
+      return sendWrite(reply, outcome, auth.teamId);
     },
   );
 

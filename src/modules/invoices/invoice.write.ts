@@ -18,6 +18,7 @@ import type { ResolvedSeller } from './seller.js';
 import type { SellerStatus } from './statuses.js';
 import type { NormalizedInvoice, ValidationIssue } from './invoice.model.js';
 import { extended } from '../../shared/objects.js';
+import { currentTraceparent } from '../../shared/tracing.js';
 
 export interface RequestInfo {
   host: string;
@@ -112,6 +113,8 @@ export function documentRowValues(
     api_key_id: auth.keyId,
     api_key_name: auth.keyName,
     api_request_host: info.host,
+    // The request's trace, continued by the sends a create records in this row (null when tracing is off).
+    traceparent: currentTraceparent(),
   };
 }
 
@@ -155,6 +158,7 @@ export function invoiceRow(v: WriteValues, life: LifeValues): InvoiceRow {
     api_key_id: v.api_key_id,
     api_key_name: v.api_key_name,
     api_request_host: v.api_request_host,
+    traceparent: v.traceparent,
     team_id: life.team_id,
     public_id: life.public_id,
     revision: life.revision,

@@ -25,6 +25,7 @@ function recordedSendOf(row: InvoiceRow, jobId: string): RecordedSend {
     request: edoSyncRequest(row, JSON.parse(row.document) as NormalizedInvoice),
     jobId,
     queuedAt: row.created_at,
+    traceparent: row.traceparent,
   };
 }
 
@@ -116,5 +117,5 @@ export async function takeRecordedEmails(db: Executor, ref: RecordedEmailsRef): 
     .where('public_id', '=', ref.publicId)
     .orderBy('sort_order')
     .execute();
-  return { ...ref, document: JSON.parse(first.document) as NormalizedInvoice, total: first.total, links };
+  return { ...ref, document: JSON.parse(first.document) as NormalizedInvoice, total: first.total, links, traceparent: row.traceparent };
 }

@@ -31,6 +31,7 @@ import { resolveRecipients } from './recipients.js';
 import { countDelivery } from '../../shared/delivery-metrics.js';
 import { sortableToken } from '../../shared/tokens.js';
 import { extended } from '../../shared/objects.js';
+import { ATTR, currentTraceparent, inSpan, SPAN } from '../../shared/tracing.js';
 
 /** pino-compatible. */
 export type NotificationLogger = WorkLogger;
@@ -79,6 +80,8 @@ export interface RecordedEmails extends RecordedEmailsRef {
   total: string;
   /** The document's share links. */
   links: NotificationRequest['links'];
+  /** The create's W3C traceparent (null when tracing was off): the e-mails' deliveries continue it. */
+  traceparent: string | null;
 }
 
 /**
@@ -139,6 +142,8 @@ export interface NotificationServiceDeps {
 /** What `prepare` works out before the document's transaction, for `plan` inside it. */
 interface PlanContext {
   planned: PlannedEmail[];
+  /** The trace the rows' deliveries continue: the write's, or the recorded create's. */
+  traceparent: string | null;
   /** E-mails through the other gates: what the quota is asked for. */
   wanted: number;
   day: string;
@@ -315,6 +320,7 @@ export class NotificationService {
     const attemptNow = this.deps.deliverInRequest ?? true;
     const ctx: PlanContext = {
       planned,
+      traceparent: currentTraceparent(),
       wanted,
       day: utcDay(now),
       nowIso: now.toISOString(),
@@ -400,7 +406,7 @@ export class NotificationService {
     };
     const planned = planEmails(request, this.deps.bases);
     const wanted = planned.filter((p) => p.recipient.valid).length;
-    const ctx: PlanContext = { planned, wanted, day: utcDay(new Date(record.at)), nowIso: record.at, attemptNow: false, owner: '', leaseUntil: record.at, idBase: record.id };
+    const ctx: PlanContext = { planned, traceparent: recorded.traceparent, wanted, day: utcDay(new Date(record.at)), nowIso: record.at, attemptNow: false, owner: '', leaseUntil: record.at, idBase: record.id };
     return this.build(request, ctx, wanted).rows;
   }
 
@@ -449,6 +455,7 @@ export class NotificationService {
         sent_at: null,
         created_at: nowIso,
         updated_at: nowIso,
+        traceparent: ctx.traceparent,
       });
     }
     const runtime = this.runtime(0, rows as OutboxRow[], this.policy.requestTimeoutMs);
@@ -563,9 +570,19 @@ export class NotificationService {
 
   /**
    * One attempt of one claimed row: send, then record sent / retry / failed, fenced by `owner`.
-   * Returns the new state, or null when the lease was lost meanwhile.
+   * Returns the new state, or null when the lease was lost meanwhile. Traced as a child of the
+   * write that queued the row (`row.traceparent`).
    */
-  async attempt(row: OutboxRow, owner: string, signal: AbortSignal): Promise<'sent' | 'pending' | 'failed' | null> {
+  attempt(row: OutboxRow, owner: string, signal: AbortSignal): Promise<'sent' | 'pending' | 'failed' | null> {
+    const attributes = { [ATTR.teamId]: row.team_id, [ATTR.publicId]: row.public_id };
+    return inSpan(SPAN.emailDelivery, { attributes, traceparent: row.traceparent }, async (span) => {
+      const outcome = await this.attemptRow(row, owner, signal);
+      span?.setAttribute(ATTR.outcome, outcome ?? 'lease_lost');
+      return outcome;
+    });
+  }
+
+  private async attemptRow(row: OutboxRow, owner: string, signal: AbortSignal): Promise<'sent' | 'pending' | 'failed' | null> {
     const fence = { teamId: row.team_id, id: row.id, owner };
     // A fresh full lease right before sending (longer than any attempt), checked in the
     // database: a claimer that was paused until its lease lapsed and the row was taken over

@@ -54,6 +54,7 @@ export class OutboxWorker {
       },
       service.policy.pollIntervalMs,
       (err) => this.logger?.error({ err, owner: this.owner }, 'outbox batch failed'),
+      'email',
     );
     this.emailRetentionDays = options.emailRetentionDays ?? 30;
     this.retention = new PollingLoop(

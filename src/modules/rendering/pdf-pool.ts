@@ -17,6 +17,7 @@ import { renderInvoicePdf } from './invoice-pdf.js';
 import { RenderLanes, type RenderLane } from './render-lanes.js';
 import type { RenderTask } from './pdf-worker.js';
 import type { InvoicePrintModel } from '../invoices/index.js';
+import { endSpan, SPAN, startSpan } from '../../shared/tracing.js';
 
 export { RenderQueueFullError, type RenderLane } from './render-lanes.js';
 
@@ -122,10 +123,20 @@ export function createPdfRenderer(options: PdfPoolOptions = {}): PdfRenderer {
   return {
     async render(model, lane = 'public') {
       if (!pool) return renderInvoicePdf(model);
-      await lanes.acquire(lane);
+      // The span covers the wait for a thread and the render: a slow PDF shows which it was by its length.
+      const span = startSpan(SPAN.pdfRender, { 'invoicing.pdf_lane': lane });
+      await lanes.acquire(lane).catch((err: unknown) => {
+        endSpan(span, err);
+        throw err;
+      });
       try {
         const running = pool;
-        return running ? await runBounded(running, model) : await renderInvoicePdf(model);
+        const bytes = running ? await runBounded(running, model) : await renderInvoicePdf(model);
+        endSpan(span);
+        return bytes;
+      } catch (err) {
+        endSpan(span, err);
+        throw err;
       } finally {
         lanes.release();
       }

@@ -28,6 +28,8 @@ import { fanOut } from './webhook-fan-out.js';
 import { pruneWebhookHistory, type RetentionResult } from './webhook-retention.js';
 import * as repo from './webhooks.repository.js';
 import type { DisabledReason } from './webhooks.service.js';
+import { deliveryBody } from './webhooks.service.js';
+import { ATTR, inSpan, SPAN } from '../../shared/tracing.js';
 
 export const RETRY_WINDOW_MS = 3 * 86_400_000;
 
@@ -79,6 +81,7 @@ export class WebhookWorker {
       () => this.tick(),
       deps.policy.pollIntervalMs,
       (err) => deps.logger?.error({ err }, 'webhook batch failed'),
+      'webhook',
     );
     this.retention = new PollingLoop(
       async () => {
@@ -196,7 +199,12 @@ export class WebhookWorker {
     };
   }
 
-  private async attempt(row: WebhookDeliveryRow): Promise<void> {
+  /** One attempt of one claimed delivery, traced (a trace of its own: deliveries come from the events feed). */
+  private attempt(row: WebhookDeliveryRow): Promise<void> {
+    return inSpan(SPAN.webhookDelivery, { attributes: { [ATTR.teamId]: row.team_id, 'invoicing.event_type': row.event_type } }, () => this.attemptRow(row));
+  }
+
+  private async attemptRow(row: WebhookDeliveryRow): Promise<void> {
     const fence = { teamId: row.team_id, id: row.id, owner: this.owner };
     const endpoint = await repo.findEndpoint(this.db, row.team_id, row.endpoint_id);
     const started = this.deps.clock.now();

@@ -46,7 +46,7 @@ describe('e-mail retention', () => {
         team_id: 'acme', id: `old${String(i).padStart(6, '0')}`, kind: 'email', public_id: publicId, revision: 100 + i, position: 0,
         recipient: `old${i}@buyer.example`, idem_key: `${publicId}:${100 + i}:old${i}@buyer.example`, message_id: `<old${i}@billing.example>`,
         payload: '{}', state, attempts: 1, max_attempts: 4, next_attempt_at: old, locked_by: null, locked_until: null,
-        last_error: null, last_error_code: null, sent_at: state === 'sent' ? old : null, created_at: old, updated_at: old,
+        last_error: null, last_error_code: null, sent_at: state === 'sent' ? old : null, created_at: old, updated_at: old, traceparent: null,
       };
     });
     // Far in the future, so no worker claims the one still pending.

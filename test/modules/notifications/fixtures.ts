@@ -108,6 +108,7 @@ function invoiceRow(teamId: string, publicId: string, revision: number, doc: Ret
     changed_at: null,
     edo_pending_job: null,
     email_pending: null,
+    traceparent: null,
   };
 }
 

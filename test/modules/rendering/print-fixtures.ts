@@ -98,6 +98,7 @@ export function responseFor(doc: Record<string, unknown>, row: Partial<InvoiceRo
     changed_at: null,
     edo_pending_job: null,
     email_pending: null,
+    traceparent: null,
     ...row,
   };
   const link = (kind: ShareLinkRow['kind'], token: string): ShareLinkRow => ({
