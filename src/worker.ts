@@ -15,6 +15,7 @@ import { createPdfRenderer, pdfPoolOptions } from './modules/rendering/index.js'
 import { edoDocumentFiles, pdfAttachments, SharingService } from './modules/sharing/index.js';
 import { AuthService } from './modules/teams/index.js';
 import { createWebhooks } from './modules/webhooks/index.js';
+import { createStores } from './stores.js';
 import { startMetricsServer } from './http/metrics-server.js';
 import { resolveServiceSecret } from './runtime.js';
 import { systemClock } from './shared/clock.js';
@@ -25,6 +26,7 @@ export async function runWorker(config: Config): Promise<void> {
   database.onConnectionError?.((err, what) => logger.warn({ err }, what));
   await migrateService(config.database, database);
   const secret = await resolveServiceSecret(database, config);
+  const stores = createStores(database);
   const notifier = createNotifications({
     database,
     clock: systemClock,
@@ -48,7 +50,7 @@ export async function runWorker(config: Config): Promise<void> {
   const sharing = new SharingService({ db: database.db, clock: systemClock, bases, invoices, auth, demoPublicId: config.demoPublicId, pdf });
   notifier.service.useAttachments(pdfAttachments(sharing));
   edo.service.useFiles(edoDocumentFiles(sharing));
-  const webhooks = createWebhooks({ database, clock: systemClock, config, secret, logger: logger.child({ component: 'webhooks' }) });
+  const webhooks = createWebhooks({ database, stores, clock: systemClock, config, secret, logger: logger.child({ component: 'webhooks' }) });
   notifier.worker.start();
   edo.worker.start();
   webhooks.worker.start();

@@ -1,0 +1,29 @@
+/**
+ * The composition root's choice of storage: the one place that looks at which database runs to
+ * build each module's store (CONVENTIONS rule 10; docs/architecture.md, "The storage seam").
+ * `app.ts`, `runtime.ts`, `worker.ts` and `cli/` build the stores once per database handle and
+ * hand them to the services.
+ */
+import type { DatabaseHandle } from './db/database.js';
+import { createPostgresEventStore, createSqliteEventStore, type EventStore } from './modules/events/index.js';
+import { createPostgresWebhookStore, createSqliteWebhookStore, type WebhookStore } from './modules/webhooks/index.js';
+
+export interface Stores {
+  /** The event log: what a feed reader may be shown (the PostgreSQL horizon). */
+  events: EventStore;
+  /** Webhook endpoints, deliveries (their fair claim) and attempts. */
+  webhooks: WebhookStore;
+}
+
+export function createStores(database: Pick<DatabaseHandle, 'dialect'>): Stores {
+  if (database.dialect === 'postgres') {
+    return {
+      events: createPostgresEventStore(),
+      webhooks: createPostgresWebhookStore(),
+    };
+  }
+  return {
+    events: createSqliteEventStore(),
+    webhooks: createSqliteWebhookStore(),
+  };
+}
