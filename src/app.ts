@@ -292,7 +292,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // Catalogs, seller references and callers share INVOICING_REFERENCE_CACHE_MB, a third each.
   const referenceCache = { maxBytes: Math.floor(config.limits.referenceCacheBytes / 3), maxEntryBytes: config.limits.cacheEntryMaxBytes };
-  const auth = new AuthService(database.db, config.demoToken, referenceCache);
+  const auth = new AuthService(database.db, stores.teams, config.demoToken, referenceCache);
   const invoices = new InvoiceService({
     db: database.db,
     clock,

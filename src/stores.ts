@@ -6,6 +6,7 @@
  */
 import type { DatabaseHandle } from './db/database.js';
 import { createPostgresEventStore, createSqliteEventStore, type EventStore } from './modules/events/index.js';
+import { createPostgresTeamStore, createSqliteTeamStore, type TeamStore } from './modules/teams/index.js';
 import { createPostgresWebhookStore, createSqliteWebhookStore, type WebhookStore } from './modules/webhooks/index.js';
 
 export interface Stores {
@@ -13,6 +14,8 @@ export interface Stores {
   events: EventStore;
   /** Webhook endpoints, deliveries (their fair claim) and attempts. */
   webhooks: WebhookStore;
+  /** Authentication's caller lookup. */
+  teams: TeamStore;
 }
 
 export function createStores(database: Pick<DatabaseHandle, 'dialect'>): Stores {
@@ -20,10 +23,12 @@ export function createStores(database: Pick<DatabaseHandle, 'dialect'>): Stores 
     return {
       events: createPostgresEventStore(),
       webhooks: createPostgresWebhookStore(),
+      teams: createPostgresTeamStore(),
     };
   }
   return {
     events: createSqliteEventStore(),
     webhooks: createSqliteWebhookStore(),
+    teams: createSqliteTeamStore(),
   };
 }

@@ -45,7 +45,7 @@ export async function runWorker(config: Config): Promise<void> {
   // Retried e-mails carry the PDF too: the same documents and pages services as an API node.
   const bases = { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret };
   const invoices = new InvoiceService({ db: database.db, clock: systemClock, bases, demoPublicId: config.demoPublicId, notifications: notifier.service, edo: edo.service });
-  const auth = new AuthService(database.db, config.demoToken);
+  const auth = new AuthService(database.db, stores.teams, config.demoToken);
   const pdf = createPdfRenderer(pdfPoolOptions(config));
   const sharing = new SharingService({ db: database.db, clock: systemClock, bases, invoices, auth, demoPublicId: config.demoPublicId, pdf });
   notifier.service.useAttachments(pdfAttachments(sharing));

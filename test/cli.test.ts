@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseTarget } from '../src/config/config.js';
 import { openDatabase, type DatabaseHandle } from '../src/db/database.js';
 import { AuthService } from '../src/modules/teams/index.js';
+import { createStores } from '../src/stores.js';
 import { ApiError } from '../src/shared/errors.js';
 import { hashSecret } from '../src/shared/tokens.js';
 import { createEmptyDatabase } from './helpers/db.js';
@@ -50,7 +51,7 @@ function db(): DatabaseHandle {
 
 async function authenticate(secret: string) {
   // A new service each time: no cache between the calls of one test.
-  return new AuthService(db().db, 'demo-token').authenticate({ source: 'x-api-key', secret, tenantId: null, isRead: true });
+  return new AuthService(db().db, createStores(db()).teams, 'demo-token').authenticate({ source: 'x-api-key', secret, tenantId: null, isRead: true });
 }
 
 function secretFrom(stdout: string): string {

@@ -118,6 +118,7 @@ describe('applyBootstrap', () => {
       emails_per_day: 50,
       external_share: true,
       max_webhook_endpoints: 5,
+      max_storage_mb: 1024,
     });
     expect(await db.selectFrom('teams').select(['id', 'name', 'tariff_id', 'locale']).execute()).toEqual([
       { id: 'acme', name: 'ACME', tariff_id: 'basic', locale: 'ru' },
