@@ -5,6 +5,7 @@
  * hand them to the services.
  */
 import type { DatabaseHandle } from './db/database.js';
+import { createPostgresOutboxClaim, createSqliteOutboxClaim, type OutboxClaim } from './db/outbox-claim.js';
 import { createPostgresEventStore, createSqliteEventStore, type EventStore } from './modules/events/index.js';
 import { createPostgresTeamStore, createSqliteTeamStore, type TeamStore } from './modules/teams/index.js';
 import { createPostgresWebhookStore, createSqliteWebhookStore, type WebhookStore } from './modules/webhooks/index.js';
@@ -16,6 +17,8 @@ export interface Stores {
   webhooks: WebhookStore;
   /** Authentication's caller lookup. */
   teams: TeamStore;
+  /** The outbox workers' claim of due rows. */
+  outbox: OutboxClaim;
 }
 
 export function createStores(database: Pick<DatabaseHandle, 'dialect'>): Stores {
@@ -24,11 +27,13 @@ export function createStores(database: Pick<DatabaseHandle, 'dialect'>): Stores 
       events: createPostgresEventStore(),
       webhooks: createPostgresWebhookStore(),
       teams: createPostgresTeamStore(),
+      outbox: createPostgresOutboxClaim(),
     };
   }
   return {
     events: createSqliteEventStore(),
     webhooks: createSqliteWebhookStore(),
     teams: createSqliteTeamStore(),
+    outbox: createSqliteOutboxClaim(),
   };
 }
