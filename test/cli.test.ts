@@ -117,7 +117,7 @@ describe('invoicing import', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain('teams: 1 created');
     expect((await authenticate('ak_cli_test_erp_0001')).teamId).toBe('acme');
-    // A legacy short secret is imported, with a warning naming its path but never the secret (issue 10, item 11).
+    // A legacy short secret is imported, with a warning naming its path but never the secret.
     expect(first.stderr).toContain('Warning: $.teams[0].api_keys[0].secret is shorter than 24 characters');
     expect(first.stderr).not.toContain('ak_cli_test_erp_0001');
 

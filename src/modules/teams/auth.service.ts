@@ -97,7 +97,7 @@ const DEFAULT_BUDGET: ByteBudget = { maxBytes: 4 * 1024 * 1024, maxEntryBytes: 6
  * the database on every request, never kept by time. The version is taken BEFORE the statement,
  * so an entry is never older than the version it is kept under (a commit in between moves the
  * version, and the next request reads afresh). Only found keys are kept, within a byte budget
- * (least recently used out first): unknown keys cost their statement as before, so random
+ * (least recently used out first): unknown keys cost their statement every time, so random
  * keys cannot churn out the real ones. Without a data version (PostgreSQL) every request reads.
  */
 class CallerCache {

@@ -1,5 +1,5 @@
 /**
- * The feed's order under concurrent transactions (issue 15). On PostgreSQL transactions commit
+ * The feed's order under concurrent transactions. On PostgreSQL transactions commit
  * out of sequence order: an event taken from the sequence first may commit last. The feed must
  * neither skip it (a reader whose cursor already passed it) nor show it out of order.
  */
