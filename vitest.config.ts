@@ -9,6 +9,7 @@ const SQLITE_PASS_ONLY = [
   'test/architecture/**',
   'test/modules/sharing/browser.test.ts',
   'test/config.test.ts',
+  'test/config-refusals.test.ts',
   'test/modules/invoices/checksums.test.ts',
   'test/modules/invoices/totals.test.ts',
   'test/modules/invoices/envelope.test.ts',

@@ -15,7 +15,7 @@
  */
 import net from 'node:net';
 import autocannon from 'autocannon';
-import type { BenchContext, Scenario } from './run.js';
+import type { BenchContext, Scenario } from './scenario.js';
 import { documentBody, ensureSeededVolume } from './list-scenarios.js';
 
 /** The event loop's delay over a scenario: prom-client's histogram, reset by the read before it. */

@@ -1,10 +1,10 @@
 /**
- * Hostile bodies (issue 10): the worst cases found against the documents API, each close to the
+ * Hostile bodies: the worst cases found against the documents API, each close to the
  * 5 MB body limit. `hostileScenarios` drive them through the running service like any other
  * scenario (their p99 is the event-loop time one such request holds a node for, since the body is
  * processed synchronously); `bench/hostile-body.ts` times the synchronous passes alone.
  */
-import type { Scenario } from './run.js';
+import type { Scenario } from './scenario.js';
 
 const BENCH_KEY_HEADER = { 'x-api-key': 'ak_bench_0000000000000000000000000001' };
 const LIMIT = 5 * 1024 * 1024 - 4096;

@@ -15,7 +15,7 @@ import { sql } from 'kysely';
 import { loadConfig } from '../src/config/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { teamDocumentCount } from '../src/db/document-counts.js';
-import type { BenchContext, Scenario } from './run.js';
+import type { BenchContext, Scenario } from './scenario.js';
 import { POLAR_WORD, progressBar, readTemplate, seedDocuments, seedNumber } from './seed.js';
 
 const DOCS = nonNegativeInt('BENCH_DOCS', 100_000);

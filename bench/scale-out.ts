@@ -25,7 +25,6 @@
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -33,7 +32,7 @@ import { cpuMs, freePort, gitCommit, processTree, RESULTS_DIR, REPO_ROOT, startP
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { documentBody } from './list-scenarios.js';
-import { PgMessageCounter } from './pg-messages.js';
+import { CountingPgProxy, statementCounts } from './counting-pg-proxy.js';
 import { onExit } from './cleanup.js';
 
 const KEY = 'ak_bench_0000000000000000000000000001';
@@ -48,59 +47,6 @@ const env = (name: string, fallback: number) => {
 const DURATION = env('BENCH_DURATION', 10);
 const CONNECTIONS = env('BENCH_CONNECTIONS', 50);
 const WARMUP = Math.min(2, DURATION);
-
-/** A TCP proxy to PostgreSQL counting the client's round trips and connections. */
-class CountingPgProxy {
-  roundTrips = 0;
-  /** Statements run (bound or sent as a query), by their first words (for what a request's round trips are). */
-  readonly statements = new Map<string, number>();
-  opened = 0;
-  open = 0;
-  peakOpen = 0;
-  private server: net.Server | null = null;
-  port = 0;
-
-  constructor(private readonly target: { host: string; port: number }) {}
-
-  async start(): Promise<this> {
-    this.server = net.createServer((client) => {
-      this.opened++;
-      this.open++;
-      this.peakOpen = Math.max(this.peakOpen, this.open);
-      const upstream = net.connect(this.target.port, this.target.host);
-      const counter = new PgMessageCounter({
-        roundTrip: () => this.roundTrips++,
-        statement: (key) => this.statements.set(key, (this.statements.get(key) ?? 0) + 1),
-      });
-      client.on('data', (chunk: Buffer) => {
-        upstream.write(chunk);
-        counter.push(chunk);
-      });
-      upstream.on('data', (chunk) => client.write(chunk));
-      const close = () => {
-        client.destroy();
-        upstream.destroy();
-      };
-      let closed = false;
-      const onClose = () => {
-        if (!closed) {
-          closed = true;
-          this.open--;
-        }
-        close();
-      };
-      client.on('close', onClose).on('error', onClose);
-      upstream.on('close', onClose).on('error', onClose);
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as net.AddressInfo).port;
-    return this;
-  }
-
-  close(): void {
-    this.server?.close();
-  }
-}
 
 /** CPU ms of a process the bench is measuring; it must be running. */
 function liveCpuMs(pid: number | undefined): number {
@@ -415,12 +361,6 @@ export async function runScaleOut(): Promise<void> {
   for (const proxy of Object.values(proxies)) proxy.close();
   await dropDatabase();
   fs.rmSync(tmp, { recursive: true, force: true });
-}
-
-function statementCounts(proxies: CountingPgProxy[]): Map<string, number> {
-  const all = new Map<string, number>();
-  for (const proxy of proxies) for (const [k, n] of proxy.statements) all.set(k, (all.get(k) ?? 0) + n);
-  return all;
 }
 
 function round(n: number): number {

@@ -32,6 +32,7 @@ import { basePath } from './modules/links/index.js';
 import { edoDocumentFiles, pdfAttachments, SharingService, sharingRoutes } from './modules/sharing/index.js';
 import { AuthService } from './modules/teams/index.js';
 import { createWebhooks, eventRoutes, webhookRoutes, type WebhooksRuntime } from './modules/webhooks/index.js';
+import { createStores } from './stores.js';
 import { ErrorBody } from './shared/errors.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { ApiError } from './shared/errors.js';
@@ -202,7 +203,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerRequestMetrics(app, metrics);
   registerOperationsMetrics(metrics.registry, {
     database,
-    sqliteFile: config.database.kind === 'sqlite' ? config.database.file : null,
+    embeddedDatabaseFile: config.database.kind === 'sqlite' ? config.database.file : null,
     // Redis counts shared limits while `ok`; `degraded` means this process counts alone (fallback-store.ts).
     redis: deps.rateLimitStore.redisState ? { reachable: () => deps.rateLimitStore.redisState?.() === 'ok' } : null,
   });
@@ -270,6 +271,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // have finished their batches.
   const pdf = deps.pdf ?? createPdfRenderer(pdfPoolOptions(config));
   app.addHook('onClose', async () => pdf.close());
+  const stores = createStores(database);
   const notifier =
     deps.notifier ?? createNotifications({
       database,
@@ -291,13 +293,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.decorate('edo', edo);
   app.addHook('onClose', async () => edo.close());
   const webhooks =
-    deps.webhooks ?? createWebhooks({ database, clock, config, secret: deps.secret, logger: app.log.child({ component: 'webhooks' }) });
+    deps.webhooks ?? createWebhooks({ database, stores, clock, config, secret: deps.secret, logger: app.log.child({ component: 'webhooks' }) });
   app.decorate('webhooks', webhooks);
   app.addHook('onClose', async () => webhooks.close());
 
   // Catalogs, seller references and callers share INVOICING_REFERENCE_CACHE_MB, a third each.
   const referenceCache = { maxBytes: Math.floor(config.limits.referenceCacheBytes / 3), maxEntryBytes: config.limits.cacheEntryMaxBytes };
-  const auth = new AuthService(database.db, config.demoToken, referenceCache);
+  const auth = new AuthService(database.db, stores.teams, config.demoToken, referenceCache);
   const invoices = new InvoiceService({
     db: database.db,
     clock,
@@ -336,7 +338,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     api.addHook('preParsing', async (request, _reply, payload) => (request.auth?.mode === 'demo' ? limitDemoBody(payload) : payload));
     await api.register(catalogRoutes, { catalog });
     await api.register(invoiceRoutes, { invoices });
-    await api.register(eventRoutes, { db: database.db, retentionDays: config.webhooks.eventRetentionDays, heavyReads: database.readThreads ?? null });
+    await api.register(eventRoutes, { db: database.db, events: stores.events, retentionDays: config.webhooks.eventRetentionDays, heavyReads: database.readThreads ?? null });
     await api.register(webhookRoutes, { webhooks: webhooks.service });
   });
   // Share and portal pages: outside the API's key check; their tokens are the credential.

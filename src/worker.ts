@@ -15,6 +15,7 @@ import { createPdfRenderer, pdfPoolOptions } from './modules/rendering/index.js'
 import { edoDocumentFiles, pdfAttachments, SharingService } from './modules/sharing/index.js';
 import { AuthService } from './modules/teams/index.js';
 import { createWebhooks } from './modules/webhooks/index.js';
+import { createStores } from './stores.js';
 import { startMetricsServer } from './http/metrics-server.js';
 import { registerOperationsMetrics } from './http/operations-metrics.js';
 import { resolveServiceSecret } from './runtime.js';
@@ -26,6 +27,7 @@ export async function runWorker(config: Config): Promise<void> {
   database.onConnectionError?.((err, what) => logger.warn({ err }, what));
   await migrateService(config.database, database);
   const secret = await resolveServiceSecret(database, config);
+  const stores = createStores(database);
   const notifier = createNotifications({
     database,
     clock: systemClock,
@@ -44,12 +46,12 @@ export async function runWorker(config: Config): Promise<void> {
   // Retried e-mails carry the PDF too: the same documents and pages services as an API node.
   const bases = { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret };
   const invoices = new InvoiceService({ db: database.db, clock: systemClock, bases, demoPublicId: config.demoPublicId, notifications: notifier.service, edo: edo.service });
-  const auth = new AuthService(database.db, config.demoToken);
+  const auth = new AuthService(database.db, stores.teams, config.demoToken);
   const pdf = createPdfRenderer(pdfPoolOptions(config));
   const sharing = new SharingService({ db: database.db, clock: systemClock, bases, invoices, auth, demoPublicId: config.demoPublicId, pdf });
   notifier.service.useAttachments(pdfAttachments(sharing));
   edo.service.useFiles(edoDocumentFiles(sharing));
-  const webhooks = createWebhooks({ database, clock: systemClock, config, secret, logger: logger.child({ component: 'webhooks' }) });
+  const webhooks = createWebhooks({ database, stores, clock: systemClock, config, secret, logger: logger.child({ component: 'webhooks' }) });
   notifier.worker.start();
   edo.worker.start();
   webhooks.worker.start();
@@ -60,7 +62,7 @@ export async function runWorker(config: Config): Promise<void> {
           port: config.workerMetricsPort,
           token: config.metricsToken,
           register: (registry) =>
-            registerOperationsMetrics(registry, { database, sqliteFile: config.database.kind === 'sqlite' ? config.database.file : null, redis: null }),
+            registerOperationsMetrics(registry, { database, embeddedDatabaseFile: config.database.kind === 'sqlite' ? config.database.file : null, redis: null }),
         })
       : null;
   logger.info({ edo_operator: edo.service.operator.kind, metrics_port: metrics?.port ?? null }, 'worker started');

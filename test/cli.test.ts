@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseTarget } from '../src/config/config.js';
 import { openDatabase, type DatabaseHandle } from '../src/db/database.js';
 import { AuthService } from '../src/modules/teams/index.js';
+import { createStores } from '../src/stores.js';
 import { ApiError } from '../src/shared/errors.js';
 import { hashSecret } from '../src/shared/tokens.js';
 import { createEmptyDatabase } from './helpers/db.js';
@@ -50,7 +51,7 @@ function db(): DatabaseHandle {
 
 async function authenticate(secret: string) {
   // A new service each time: no cache between the calls of one test.
-  return new AuthService(db().db, 'demo-token').authenticate({ source: 'x-api-key', secret, tenantId: null, isRead: true });
+  return new AuthService(db().db, createStores(db()).teams, 'demo-token').authenticate({ source: 'x-api-key', secret, tenantId: null, isRead: true });
 }
 
 function secretFrom(stdout: string): string {
@@ -116,7 +117,7 @@ describe('invoicing import', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain('teams: 1 created');
     expect((await authenticate('ak_cli_test_erp_0001')).teamId).toBe('acme');
-    // A legacy short secret is imported, with a warning naming its path but never the secret (issue 10, item 11).
+    // A legacy short secret is imported, with a warning naming its path but never the secret.
     expect(first.stderr).toContain('Warning: $.teams[0].api_keys[0].secret is shorter than 24 characters');
     expect(first.stderr).not.toContain('ak_cli_test_erp_0001');
 

@@ -95,7 +95,7 @@ describe('a bootstrap file', () => {
     const service = await serve({ DATABASE_URL: await freshDatabaseUrl(), INVOICING_BOOTSTRAP_FILE: file });
     await service.waitUntilHealthy();
     expect(printedKeys(service.stdout)).toEqual([]);
-    // The short legacy secret is imported with a warning naming its path, never the secret (issue 10, item 11).
+    // The short legacy secret is imported with a warning naming its path, never the secret.
     expect(service.stdout).toContain('$.teams[0].api_keys[0].secret is shorter than 24 characters');
     expect(service.stdout).not.toContain('ak_process_test_0001');
 

@@ -30,6 +30,7 @@ import { createTestDb, usingPostgres, type TestDatabase } from './helpers/db.js'
 import { childEnv, invoicingArgs, REPO_ROOT, ServiceProcess, startService, until } from './helpers/process.js';
 import { FakeGateway } from './modules/edo/fake-gateway.js';
 import { parseMail, startSmtpServer, type TestSmtpServer } from './modules/notifications/smtp-helpers.js';
+import { documentClient, inLanes, type Acknowledged, type Kind } from './scale-out-documents.js';
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 90_000 });
 
@@ -133,71 +134,7 @@ afterAll(async () => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-type Kind = 'plain' | 'email' | 'edo';
-
-function documentBody(number: string, kind: Kind): Record<string, unknown> {
-  const invoice: Record<string, unknown> = {
-    number,
-    date: '2026-03-02',
-    currency: 'RUB',
-    seller: { inn: SELLER_INN },
-    buyer: { name: 'ООО «Покупатель»' },
-    items: [
-      { name: 'Консультация', qty: 3, unit: 'ч', price: 1500, vat_pct: 22 },
-      { name: 'Лицензия', qty: 1, price: 9999.99, vat_pct: 22 },
-      { name: 'Внедрение', qty: 2, unit: 'дн', price: 24000, vat_pct: 22 },
-    ],
-  };
-  if (kind === 'email') invoice.api_recipients = [{ email: `${number.toLowerCase()}@buyer.example`, name: 'Покупатель' }];
-  if (kind === 'edo') invoice.buyer_edo_id = BUYER_EDO_ID;
-  return kind === 'email' ? { invoice, notify_recipients: true } : { invoice };
-}
-
-interface Acknowledged {
-  publicId: string;
-  number: string;
-  etag: string | null;
-}
-
-/** POST a document; the acknowledgement, or null when the node answered nothing (killed). */
-async function create(node: ServiceProcess, number: string, kind: Kind): Promise<Acknowledged | null> {
-  let res: Response;
-  try {
-    res = await fetch(`${node.baseUrl}/api/v1/invoices`, {
-      method: 'POST',
-      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
-      body: JSON.stringify(documentBody(number, kind)),
-    });
-  } catch {
-    return null;
-  }
-  const text = await res.text().catch(() => null);
-  if (text === null) return null;
-  // An API node without the in-process worker queues e-mail for the workers: 207, every e-mail
-  // `retrying` with no attempt yet (docs/notifications.md). Anything else is a failure.
-  const body = res.status === 200 || res.status === 207 ? (JSON.parse(text) as { public_id: string; notifications?: { failed: Array<{ code: string; attempts: number }> } }) : null;
-  const queuedMail = res.status === 207 && kind === 'email' && body?.notifications?.failed.every((f) => f.code === 'in_progress' && f.attempts === 0);
-  if (!body || (res.status === 207 && !queuedMail)) throw new Error(`POST ${number} on :${node.port} answered ${res.status}: ${text}`);
-  return { publicId: body.public_id, number, etag: res.headers.get('etag') };
-}
-
-async function read(node: ServiceProcess, publicId: string): Promise<{ status: number; body: any; etag: string | null }> {
-  const res = await fetch(`${node.baseUrl}/api/v1/invoices/${encodeURIComponent(publicId)}`, { headers: { 'x-api-key': KEY } });
-  return { status: res.status, body: await res.json(), etag: res.headers.get('etag') };
-}
-
-/** Runs `work` over `items` on `lanes` concurrent lanes. */
-async function inLanes<T>(items: readonly T[], lanes: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: lanes }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        await work(items[i] as T, i);
-      }
-    }),
-  );
-}
+const { create, read } = documentClient({ key: KEY, sellerInn: SELLER_INN, buyerEdoId: BUYER_EDO_ID });
 
 const outboxRows = () => db.db.selectFrom('outbox').selectAll().where('team_id', '=', TEAM).execute();
 /**

@@ -22,7 +22,7 @@ export interface Config {
   host: string;
   /**
    * INVOICING_PROCESSES, resolved: how many API processes `invoicing serve` runs on this
-   * machine (src/cluster/). 1: the one process serves, as before; more: a primary forks them.
+   * machine (src/cluster/). 1: the one process serves; more: a primary forks them.
    */
   processes: number;
   database: DatabaseTarget;
@@ -172,7 +172,7 @@ function isCidr(entry: string): boolean {
  * most 16, and one fewer (at least one) when the PostgreSQL server is on this machine
  * (`postgresIsLocal`): its backends need cores of their own. On the 2-core bench machine, two API
  * processes beside a local PostgreSQL served reads 29–36 % slower than one at twice the CPU per
- * read, and creates no faster (docs/performance.md, "Session 10").
+ * read, and creates no faster.
  */
 function parseProcesses(env: Env, database: DatabaseTarget): number {
   const name = 'INVOICING_PROCESSES';

@@ -25,6 +25,7 @@ import * as edoPendingJob from './migrations/2026-11-28T1000_edo_pending_job.js'
 import * as emailPending from './migrations/2026-11-28T1100_email_pending.js';
 import * as teamStorage from './migrations/2026-11-29T0900_team_storage.js';
 import * as webhookBacklogRetention from './migrations/2026-11-29T1000_webhook_backlog_retention.js';
+import * as eventsTxDefault from './migrations/2026-11-30T1000_events_tx_default.js';
 import * as traceContext from './migrations/2026-12-01T0900_trace_context.js';
 
 const migrations: Record<string, Migration> = {
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-28T1100_email_pending': emailPending,
   '2026-11-29T0900_team_storage': teamStorage,
   '2026-11-29T1000_webhook_backlog_retention': webhookBacklogRetention,
+  '2026-11-30T1000_events_tx_default': eventsTxDefault,
   '2026-12-01T0900_trace_context': traceContext,
 };
 

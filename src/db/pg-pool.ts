@@ -185,7 +185,8 @@ class Watchdog {
 
 /**
  * Every connection of the service carries this application_name: the events feed tells the
- * service's transactions (possible event writers) from other clients' by it (events.repository.ts).
+ * service's transactions (possible event writers) from other clients' by it
+ * (src/modules/events/store/postgres.ts).
  */
 export const PG_APPLICATION_NAME = 'invoicing';
 

@@ -1,9 +1,8 @@
 /**
- * Query and path parameters before schema validation (issue 10, docs/security.md "Input
- * bounds"). The app's ajv coerces query strings with `Number()`, which reads `0x10` as 16,
- * `1e3` as 1000, ` 5` as 5 and `Infinity` as a number; and a control character in a path or
- * query value reaches the database (PostgreSQL refuses U+0000 in text: a 500). So, on every
- * route:
+ * Query and path parameters before schema validation (docs/security.md "Input bounds"). The
+ * app's ajv coerces query strings with `Number()`, which reads `0x10` as 16, `1e3` as 1000,
+ * ` 5` as 5 and `Infinity` as a number; and a control character in a path or query value
+ * reaches the database (PostgreSQL refuses U+0000 in text: a 500). So, on every route:
  * - a query parameter the route declares as an integer is decimal digits only (at most 15, so
  *   the value is exact), given once; anything else is 400 `invalid_query` naming the parameter
  *   (the range is then checked by the schema, also `invalid_query`);

@@ -54,7 +54,7 @@ export interface LineStream {
 const INFO = pino.levels.values.info as number;
 
 /**
- * The request's logger, made only when something logs through it (issue 12: a pino child per
+ * The request's logger, made only when something logs through it (a pino child per
  * request cost ~3 µs, for requests that mostly log nothing but the two request lines, which
  * RequestLogController writes itself). Logs exactly what the child would.
  */
@@ -102,7 +102,7 @@ export function lazyChildLogger(logger: FastifyBaseLogger, bindings: Bindings, o
  * pino writes for them (test/http/logging.test.ts compares the two), but built as one string
  * each: no child logger, no serializer or redaction pass over the request (its URL is
  * redacted here, and the line holds no header). Errored requests and every other line go
- * through pino as before.
+ * through pino itself.
  */
 export class RequestLogController extends LogController {
   private readonly chindings: string;

@@ -16,8 +16,8 @@ import { deliveryBacklogAges, type BacklogChannel } from '../db/backlog.js';
 
 export interface OperationsMetricsDeps {
   database: Pick<DatabaseHandle, 'db'>;
-  /** The SQLite file (its disk is watched), or null on PostgreSQL. */
-  sqliteFile: string | null;
+  /** The embedded database's file (its disk is watched), or null on a database server. */
+  embeddedDatabaseFile: string | null;
   /** Redis, when REDIS_URL is set: whether its connection is up now. */
   redis: { reachable(): boolean } | null;
 }
@@ -77,7 +77,7 @@ export function registerOperationsMetrics(registry: Registry, deps: OperationsMe
     },
   });
 
-  const file = deps.sqliteFile;
+  const file = deps.embeddedDatabaseFile;
   if (file === null || file === ':memory:') return;
   new Gauge({
     name: 'invoicing_sqlite_filesystem_avail_bytes',

@@ -16,6 +16,7 @@ import { createEdo, type EdoDeps } from '../../src/modules/edo/index.js';
 import { createPdfRenderer, inlinePdfRenderer, pdfPoolOptions } from '../../src/modules/rendering/pdf-pool.js';
 import { createNotifications, type NotificationsDeps } from '../../src/modules/notifications/index.js';
 import { createWebhooks, type WebhooksDeps } from '../../src/modules/webhooks/index.js';
+import { createStores } from '../../src/stores.js';
 import { applyBootstrap, parseBootstrap } from '../../src/modules/teams/bootstrap.js';
 import { systemClock, type Clock } from '../../src/shared/clock.js';
 import { openDatabase } from '../../src/db/database.js';
@@ -102,6 +103,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const webhooks = options.webhooks
     ? createWebhooks({
         database: db,
+        stores: createStores(db),
         clock: options.webhooks.clock ?? systemClock,
         config,
         secret: TEST_SECRET,

@@ -1,5 +1,5 @@
 /**
- * The log destination holds no line in memory (issue 12, the read soak): every line is on its
+ * The log destination holds no line in memory, under a read soak too: every line is on its
  * file descriptor when the logging call returns, however many lines one turn of the event loop
  * writes. pino's default asynchronous destination wrote at most 16 KB per turn and kept the rest
  * in the process, which grew without bound under sustained load.

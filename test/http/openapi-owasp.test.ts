@@ -1,5 +1,5 @@
 /**
- * The API description passes Spectral's OWASP API Security ruleset (issue 10) with the
+ * The API description passes Spectral's OWASP API Security ruleset with the
  * repository's .spectral.yaml: 0 errors. Run through the Spectral CLI on the description the
  * app serves, as an operator would run it against a deployment.
  */

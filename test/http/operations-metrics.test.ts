@@ -54,7 +54,7 @@ async function values(registry: Registry, name: string): Promise<Record<string, 
 describe('operations gauges', () => {
   it('age the oldest due item per channel, ignoring what waits for its retry time or is leased', async () => {
     const registry = new Registry();
-    registerOperationsMetrics(registry, { database: db, sqliteFile: db.target.kind === 'sqlite' ? db.target.file : null, redis: null });
+    registerOperationsMetrics(registry, { database: db, embeddedDatabaseFile: db.target.kind === 'sqlite' ? db.target.file : null, redis: null });
     expect(await values(registry, 'invoicing_delivery_backlog_age_seconds')).toEqual({ email: 0, edo: 0, webhook: 0 });
 
     const now = Date.now();
@@ -80,7 +80,7 @@ describe('operations gauges', () => {
     await closed.close();
     let redisUp = false;
     const registry = new Registry();
-    registerOperationsMetrics(registry, { database: closed, sqliteFile: null, redis: { reachable: () => redisUp } });
+    registerOperationsMetrics(registry, { database: closed, embeddedDatabaseFile: null, redis: { reachable: () => redisUp } });
     expect(await values(registry, 'invoicing_dependency_up')).toEqual({ database: 0, redis: 0 });
     redisUp = true;
     expect((await values(registry, 'invoicing_dependency_up')).redis).toBe(1);
@@ -90,7 +90,7 @@ describe('operations gauges', () => {
   it.runIf(!usingPostgres())('on SQLite, the disk and the database size', async () => {
     if (db.target.kind !== 'sqlite') return;
     const registry = new Registry();
-    registerOperationsMetrics(registry, { database: db, sqliteFile: db.target.file, redis: null });
+    registerOperationsMetrics(registry, { database: db, embeddedDatabaseFile: db.target.file, redis: null });
     const avail = (await values(registry, 'invoicing_sqlite_filesystem_avail_bytes'))['-'] as number;
     const size = (await values(registry, 'invoicing_sqlite_filesystem_size_bytes'))['-'] as number;
     expect(avail).toBeGreaterThan(0);

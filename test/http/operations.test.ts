@@ -117,7 +117,7 @@ describe('readiness when the database is gone', () => {
   });
 });
 
-describe('/metrics behind INVOICING_METRICS_TOKEN (issue 10, item 11)', () => {
+describe('/metrics behind INVOICING_METRICS_TOKEN', () => {
   const token = 'metrics-token-0123456789abcdef';
   let app: TestApp;
   beforeAll(async () => {

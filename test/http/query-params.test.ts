@@ -1,12 +1,12 @@
 /**
- * Issue 10, item 3: query integers are decimal digits only and in range, and control
+ * Query integers are decimal digits only and in range, and control
  * characters in query or path values are refused, on SQLite and on PostgreSQL alike.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { ACME, createOk, simpleDoc } from '../modules/invoices/write-helpers.js';
 
-describe('query and path parameters (issue 10)', () => {
+describe('query and path parameters', () => {
   let t: TestApp;
   let publicId: string;
   beforeAll(async () => {

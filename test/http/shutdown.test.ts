@@ -1,5 +1,5 @@
 /**
- * Issue 10, item 11: a request that reaches the server while it closes gets the spec's error
+ * A request that reaches the server while it closes gets the spec's error
  * shape (503 shutting_down with Retry-After), not Fastify's own body. Real socket: the
  * server starts closing while a request is in flight; the next one on that connection is refused.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 10, item 8: a slow-trickle client cannot hold a node. Real sockets on a real port: a
+ * A slow-trickle client cannot hold a node. Real sockets on a real port: a
  * body or headers sent a byte at a time past INVOICING_REQUEST_TIMEOUT_MS get 408 in the
  * spec's shape and the connection is closed; INVOICING_MAX_CONNECTIONS caps open connections.
  */

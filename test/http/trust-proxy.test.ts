@@ -1,5 +1,5 @@
 /**
- * Issue 10, item 7: INVOICING_TRUST_PROXY takes a hop count or the proxies' addresses, never
+ * INVOICING_TRUST_PROXY takes a hop count or the proxies' addresses, never
  * "every hop": a client cannot pick its own address with X-Forwarded-For to escape the per-IP
  * limit, and X-Forwarded-Host reaches stored data only from a trusted proxy.
  */

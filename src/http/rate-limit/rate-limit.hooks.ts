@@ -3,12 +3,12 @@
  * after authentication. Every response says where the caller stands in the IETF RateLimit /
  * RateLimit-Policy headers; a refusal is a 429 in the contract's shape with Retry-After.
  *
- * One call to the store per request (issue 12: on Redis, one round trip instead of two). On
+ * One call to the store per request (on Redis, one round trip instead of two). On
  * the routes of the API scope (`rateLimitIpWithApi`), the per-IP rule is not counted in
  * onRequest but together with the key and team rules after authentication, in the same atomic
  * call (so a refused request counts against none of the seven, and the 429 names the full
  * limit that lasts longest, docs/api.md); a request whose authentication fails is counted
- * against its IP alone, and an IP refusal wins over the authentication error (429, as before).
+ * against its IP alone, and an IP refusal wins over the authentication error (429).
  * An IP found full in the current window is remembered by the node until that window ends
  * and refused in onRequest with no call at all, before its key is looked at: a counter never
  * goes down within its window, so the store would refuse it too, on every node.
@@ -62,8 +62,8 @@ export function createRateLimitHooks(options: RateLimitHooksOptions) {
   /** `RateLimit-Policy` texts by the rules' policies, limits and windows. */
   const policyTexts = new Map<string, string>();
   /**
-   * The rules of a caller, built once (issue 12, session 5: seven rule objects and their key
-   * strings per request were a measurable share of the limiter's cost and of the garbage):
+   * The rules of a caller, built once (seven rule objects and their key strings per request
+   * were a measurable share of the limiter's cost and of the garbage):
    * the per-IP rule by IP and limit, the key and team rules by key, team and the tariff's
    * rates. Rules are never modified (frozen); bounded, cleared when full.
    */

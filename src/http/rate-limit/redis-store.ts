@@ -89,8 +89,8 @@ const BATCH_MAX = 64;
  * come from the caller's `nowMs` (aligned to the epoch, like the memory store); Redis'
  * own clock only runs the TTLs that garbage-collect old windows.
  *
- * The counts asked for in one turn of the event loop go to Redis as ONE script call (issue 12:
- * a call per request cost a write system call, a command and a reply each; DataLoader with
+ * The counts asked for in one turn of the event loop go to Redis as ONE script call (a call
+ * per request cost a write system call, a command and a reply each; DataLoader with
  * `cache: false`, dispatched by `setImmediate`, at most BATCH_MAX counts a call). Each count
  * stays atomic and all-or-nothing on its own; within a call they run in the order they were
  * asked, so two counts of one key in a batch see each other as two calls would.

@@ -1,17 +1,18 @@
 /**
  * The event log: `recordEvent(trx, …)` inside the transaction of the change it describes (no
- * lost and no phantom events), the team's feed in a total order, and retention.
+ * lost and no phantom events), the team's feed in a total order, and retention. The writes are
+ * the same statement on both databases; what a reader is shown is the event store's
+ * (store/index.ts), chosen once with the database.
  */
-import type { CompiledQuery, QueryCreator } from 'kysely';
+import type { CompiledQuery } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import type { Database, EventRow } from '../../db/types.js';
+import type { EventRow } from '../../db/types.js';
 import { yieldToIo } from '../../shared/background-work.js';
 import { ApiError } from '../../shared/errors.js';
+import { newDocumentEvent, type DocumentEventInput } from './event-rows.js';
 import type { DocumentEventType, EventData, EventType } from './event-types.js';
-import * as repo from './events.repository.js';
-import type { FeedPosition } from './events.repository.js';
-
-export type { FeedPosition };
+import type { EventStore, FeedPosition } from './store/index.js';
+import { appendEventQuery, appendEvents } from './store/portable.js';
 
 /** An event as the feed and webhook bodies carry it. */
 export interface PublicEvent {
@@ -27,7 +28,7 @@ export interface PublicEvent {
  * table: through its `documentStatusPort.onChanged`, or in the document write itself).
  */
 export async function recordEvent<T extends DocumentEventType>(trx: Executor, event: DocumentEventInput<T>): Promise<void> {
-  await repo.insertEvent(trx, newDocumentEvent(event));
+  await appendEvents(trx, [newDocumentEvent(event)]);
 }
 
 /**
@@ -35,49 +36,7 @@ export async function recordEvent<T extends DocumentEventType>(trx: Executor, ev
  * its transaction and runs them inside it (`executeCompiled`, src/db/direct-execution.ts).
  */
 export function documentEventQuery(db: Executor, event: DocumentEventInput): CompiledQuery {
-  return repo.insertEventQuery(db, newDocumentEvent(event));
-}
-
-/** A document event to record: its team, type, data and the change's time. */
-export interface DocumentEventInput<T extends DocumentEventType = DocumentEventType> {
-  teamId: string;
-  type: T;
-  data: EventData<T>;
-  now: string;
-}
-
-function newDocumentEvent(event: DocumentEventInput): repo.NewEvent {
-  const data = event.data as { public_id: string; revision: number };
-  return {
-    teamId: event.teamId,
-    type: event.type,
-    publicId: data.public_id,
-    revision: data.revision,
-    data: JSON.stringify(event.data),
-    createdAt: event.now,
-  };
-}
-
-/**
- * PostgreSQL only: the insert of document events as a query not yet run, for the caller to
- * make part of one statement with the change it describes (a data-modifying CTE, e.g. a new
- * document's rows in one round trip). The same rows `recordEvent` writes.
- */
-export function pgDocumentEventsInsert(qc: QueryCreator<Database>, events: DocumentEventInput[]) {
-  return repo.pgEventsInsert(qc, events.map(newDocumentEvent));
-}
-
-/**
- * PostgreSQL only: `pgDocumentEventsInsert` as fixed SQL text over arrays (events.repository.ts
- * `pgEventsInsertUnnest`), for a caller that writes one fixed statement (a named prepared one).
- * `condition`: SQL the rows are inserted under (e.g. that the statement's update found its row).
- */
-export function pgDocumentEventsInsertUnnest(
-  param: (i: number) => string,
-  events: DocumentEventInput[],
-  condition?: string,
-): { text: string; values: unknown[] } {
-  return repo.pgEventsInsertUnnest(param, events.map(newDocumentEvent), condition);
+  return appendEventQuery(db, newDocumentEvent(event));
 }
 
 /** Records an event that is about no document (e.g. `webhook_endpoint.disabled`). */
@@ -85,14 +44,16 @@ export async function recordTeamEvent<T extends Exclude<EventType, DocumentEvent
   trx: Executor,
   event: { teamId: string; type: T; data: EventData<T>; now: string },
 ): Promise<void> {
-  await repo.insertEvent(trx, {
-    teamId: event.teamId,
-    type: event.type,
-    publicId: null,
-    revision: null,
-    data: JSON.stringify(event.data),
-    createdAt: event.now,
-  });
+  await appendEvents(trx, [
+    {
+      teamId: event.teamId,
+      type: event.type,
+      publicId: null,
+      revision: null,
+      data: JSON.stringify(event.data),
+      createdAt: event.now,
+    },
+  ]);
 }
 
 const HEX = 16;
@@ -137,6 +98,7 @@ export interface FeedPage {
 
 /** One page of the team's feed after `after` (an event id), oldest first. */
 export async function readFeed(
+  store: EventStore,
   db: Executor,
   teamId: string,
   query: { after?: string | undefined; limit?: number | undefined; types?: readonly string[] | undefined },
@@ -147,42 +109,32 @@ export async function readFeed(
     after = positionOf(query.after);
     if (!after) throw new ApiError('invalid_query', { details: 'after names no feed position (give a next_cursor or an event id from this feed)' });
   }
-  const rows = await repo.listEvents(db, teamId, { after, limit: limit + 1, types: query.types });
+  const rows = await store.list(db, teamId, { after, limit: limit + 1, types: query.types });
   const items = rows.slice(0, limit).map(toPublicEvent);
   const last = items.at(-1);
   return { ok: true, items, next_cursor: last ? last.id : (query.after || null), has_more: rows.length > limit };
 }
 
-/** Events after `after` for a subscriber (fan-out to webhook endpoints). */
-export async function eventsAfter(db: Executor, teamId: string, after: FeedPosition, limit: number, types?: readonly string[]): Promise<EventRow[]> {
-  return repo.listEvents(db, teamId, { after, limit, types });
-}
-
-export const latestPosition = repo.latestPosition;
-
 /** The team's kept events with these ids (unknown or malformed ids are left out). */
-export async function findEvents(db: Executor, teamId: string, ids: readonly string[]): Promise<EventRow[]> {
+export async function findEvents(store: EventStore, db: Executor, teamId: string, ids: readonly string[]): Promise<EventRow[]> {
   const wanted = new Map<number, FeedPosition>();
   for (const id of ids) {
     const p = positionOf(id);
     if (p) wanted.set(p.seq, p);
   }
-  const rows = await repo.findEventsBySeq(db, teamId, [...wanted.keys()]);
+  const rows = await store.findBySeq(db, teamId, [...wanted.keys()]);
   return rows.filter((r) => wanted.get(Number(r.seq))?.tx === Number(r.tx_id));
 }
-
-/** Of `cursors`, the indexes of those the team's feed has shown events after (events.repository.ts). */
-export const cursorsWithNewEvents = repo.cursorsWithNewEvents;
 
 /**
  * Retention: deletes every event older than `days` days, `batch` per statement, until none is
  * left; yields to other work between statements (each is its own short write). Returns how many.
  */
-export async function pruneEvents(db: Executor, now: Date, days: number, batch = 1000): Promise<number> {
+export async function pruneEvents(store: EventStore, db: Executor, now: Date, days: number, batch = 1000): Promise<number> {
   const before = new Date(now.getTime() - days * 86_400_000).toISOString();
   let total = 0;
   for (;;) {
-    const deleted = await repo.pruneEvents(db, before, batch);
+    const deleted = await store.prune(db, before, batch);
     total += deleted;
     if (deleted < batch) return total;
     await yieldToIo();

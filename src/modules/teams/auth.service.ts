@@ -3,13 +3,11 @@
  * `x-tenant-id`, or the published demo token (dry-run). Keys are found by the SHA-256 of
  * the secret and the hashes compared in constant time. The key, its team, the team's tariff
  * and (for the routes that ask) the team's list version are read on every request in one
- * statement (teams.repository.ts `findCaller`): a key deactivated anywhere is refused on the
- * very next request everywhere, and a tariff change shows at once. On SQLite the statement's
- * answer is kept while the database's data version stays the same (CallerCache below). On
- * PostgreSQL the team and tariff come as a fingerprint of their rows and are parsed once per
- * content and process (content-addressed, so never stale; a second statement the first time a
- * content is seen), and the lookups of the requests that reach authentication in one turn of
- * the event loop share one statement (`callerLoader`: each still read after its request came).
+ * statement (the TeamStore's `findCaller`, store/): a key deactivated anywhere is refused on the
+ * very next request everywhere, and a tariff change shows at once. Where the database has a
+ * data version (SQLite), the statement's answer is kept while it stays the same (CallerCache
+ * below); how the store reads it is its own (store/postgres.ts batches the lookups of one turn of
+ * the event loop, each still read after its request came).
  */
 import type { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/database.js';
@@ -21,7 +19,7 @@ import crypto from 'node:crypto';
 import { secretDigest } from '../../shared/tokens.js';
 import { dataVersionOf } from '../../db/statement-cache.js';
 import { DEFAULT_TARIFF, tariffFromRow, type Tariff } from './tariffs.js';
-import { findCaller, findTeamAndTariff, type CallerRow } from './teams.repository.js';
+import type { CallerRow, TeamStore } from './store/index.js';
 
 export type KeySource = 'x-api-key' | 'authorization' | 'query';
 
@@ -88,7 +86,8 @@ interface CachedTeam {
 const DEFAULT_BUDGET: ByteBudget = { maxBytes: 4 * 1024 * 1024, maxEntryBytes: 64 * 1024 };
 
 /**
- * What `findCaller` answered, kept while the database has not changed at all (SQLite only).
+ * What `findCaller` answered, kept while the database has not changed at all (where it has a
+ * data version: SQLite).
  *
  * SQLite's `PRAGMA data_version`, asked on the reading connection (statement-cache.ts
  * `dataVersionOf`), moves whenever any connection of any process has committed since; an equal
@@ -98,13 +97,14 @@ const DEFAULT_BUDGET: ByteBudget = { maxBytes: 4 * 1024 * 1024, maxEntryBytes: 6
  * the database on every request, never kept by time. The version is taken BEFORE the statement,
  * so an entry is never older than the version it is kept under (a commit in between moves the
  * version, and the next request reads afresh). Only found keys are kept, within a byte budget
- * (least recently used out first): unknown keys cost their statement as before, so random
- * keys cannot churn out the real ones. PostgreSQL has no such version: every request reads.
+ * (least recently used out first): unknown keys cost their statement every time, so random
+ * keys cannot churn out the real ones. Without a data version (PostgreSQL) every request reads.
  */
 class CallerCache {
   private readonly entries: LRUCache<string, { version: number; caller: CallerRow }> | null;
 
   constructor(
+    private readonly store: TeamStore,
     private readonly dataVersion: () => number,
     budget: ByteBudget,
   ) {
@@ -117,7 +117,7 @@ class CallerCache {
     const hit = this.entries?.get(key);
     if (hit !== undefined && hit.version === version) return hit.caller;
     lookedUp();
-    const caller = await findCaller(db, hash, tenantId, withListState);
+    const caller = await this.store.findCaller(db, hash, tenantId, withListState);
     if (caller === undefined) {
       this.entries?.delete(key);
       return undefined;
@@ -136,17 +136,18 @@ export class AuthService {
   private lookups = 0;
   /** SHA-256 of the demo token, computed once: each request hashes its secret once, not three times. */
   private readonly demoDigest: Buffer;
-  /** SQLite with a reading connection: callers kept while its data version holds; otherwise null. */
+  /** A database with a data version (SQLite's reading connection): callers kept while it holds; otherwise null. */
   private readonly callers: CallerCache | null;
 
   constructor(
     private readonly db: Db,
+    private readonly store: TeamStore,
     demoToken: string,
     callerCache: ByteBudget = DEFAULT_BUDGET,
   ) {
     this.demoDigest = secretDigest(demoToken);
     const dataVersion = dataVersionOf(db);
-    this.callers = dataVersion === null ? null : new CallerCache(dataVersion, callerCache);
+    this.callers = dataVersion === null ? null : new CallerCache(store, dataVersion, callerCache);
   }
 
   /** `want.listState`: read the team's list state with the key (the list and GET detail use it). */
@@ -177,7 +178,7 @@ export class AuthService {
       caller = await this.callers.find(this.db, hash, creds.tenantId, withListState, () => (this.lookups += 1));
     } else {
       this.lookups += 1;
-      caller = await findCaller(this.db, hash, creds.tenantId, withListState);
+      caller = await this.store.findCaller(this.db, hash, creds.tenantId, withListState);
     }
     // The index found the row by hash; compare again in constant time all the same (the stored
     // hex against this request's digest: no more hashing).
@@ -240,9 +241,9 @@ export class AuthService {
     return this.lookups;
   }
 
-  /** The team and its tariff, read afresh (issue 12: a tariff change shows on the very next request, on every node). */
+  /** The team and its tariff, read afresh: a tariff change shows on the very next request, on every node. */
   private async lookupTeam(teamId: string): Promise<CachedTeam> {
-    const found = await findTeamAndTariff(this.db, teamId);
+    const found = await this.store.findTeamAndTariff(this.db, teamId);
     const team = found.team ?? null;
     return { team, tariff: tariffFromRow(team?.tariff_id ? found.tariff : undefined) };
   }

@@ -12,3 +12,6 @@ export { loadCatalogData, organizationsWithinLimit, type CatalogData } from './o
 export { requireAuth } from './request-auth.js';
 export { DEFAULT_TARIFF, tariffFromRow, type Tariff } from './tariffs.js';
 export { ensureSetting, getSetting, listBankAccounts, listOrganizations, lockTeam } from './teams.repository.js';
+export type { TeamStore } from './store/index.js';
+export { createSqliteTeamStore } from './store/sqlite.js';
+export { createPostgresTeamStore } from './store/postgres.js';

@@ -6,13 +6,16 @@ import { requireAuth } from '../teams/index.js';
 import { API_SECURITY } from '../../shared/api-security.js';
 import { ApiError } from '../../shared/errors.js';
 import { errorResponses, ref } from '../../shared/schemas.js';
-import { Event, EventList, EventsQuery, FEED_EVENT_TYPES, readFeed } from '../events/index.js';
+import { Event, EventList, EventsQuery, FEED_EVENT_TYPES, readFeed, type EventStore } from '../events/index.js';
 
 /**
  * `heavyReads` (SQLite): a `types` filter may walk many of the team's events before it finds a
  * page of a rare type, so such a read runs on the reading threads (src/db/read-threads.ts).
  */
-export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Db; retentionDays: number; heavyReads?: ReadThreads | null }> = async (app, { db, retentionDays, heavyReads }) => {
+export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Db; events: EventStore; retentionDays: number; heavyReads?: ReadThreads | null }> = async (
+  app,
+  { db, events, retentionDays, heavyReads },
+) => {
   app.addSchema(Event);
   app.addSchema(EventList);
   app.get(
@@ -35,8 +38,8 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Db; retentionDays: num
       if (unknown.length > 0) throw new ApiError('invalid_query', { details: `unknown event type(s): ${unknown.join(', ')}` });
       if (auth.mode === 'demo') return { ok: true as const, items: [], next_cursor: request.query.after || null, has_more: false };
       const query = { after: request.query.after, limit: request.query.limit, types };
-      if (heavyReads && types !== undefined && types.length > 0) return heavyReads.forTeam(auth.teamId, (threads) => readFeed(threads, auth.teamId, query));
-      return readFeed(db, auth.teamId, query);
+      if (heavyReads && types !== undefined && types.length > 0) return heavyReads.forTeam(auth.teamId, (threads) => readFeed(events, threads, auth.teamId, query));
+      return readFeed(events, db, auth.teamId, query);
     },
   );
 };

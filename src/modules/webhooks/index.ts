@@ -7,6 +7,7 @@ import { HostResolver, type LookupFunction } from './host-resolver.js';
 import { SecretBox } from './secrets.js';
 import { WebhookWorker, type WebhookPolicy } from './webhook-worker.js';
 import { WebhooksService } from './webhooks.service.js';
+import type { WebhookStores } from './store/index.js';
 
 export { eventRoutes } from './events.routes.js';
 export { webhookRoutes } from './webhooks.routes.js';
@@ -14,9 +15,14 @@ export { WebhooksService } from './webhooks.service.js';
 export { WebhookWorker, RETRY_WINDOW_MS, type WebhookPolicy } from './webhook-worker.js';
 export { MAX_UNDELIVERED } from './webhooks.service.js';
 export { signPayload } from './secrets.js';
+export type { WebhookStore, WebhookStores } from './store/index.js';
+export { createSqliteWebhookStore } from './store/sqlite.js';
+export { createPostgresWebhookStore } from './store/postgres.js';
 
 export interface WebhooksDeps {
-  database: Pick<DatabaseHandle, 'db' | 'dialect'>;
+  database: Pick<DatabaseHandle, 'db'>;
+  /** The webhooks' own store and the events store, chosen once with the database (src/stores.ts). */
+  stores: WebhookStores;
   clock: Clock;
   config: { webhooks: WebhookConfig; deliveryRetentionDays: number };
   /** The service secret: the signing secrets are encrypted under a key derived from it. */
@@ -54,7 +60,7 @@ export function createWebhooks(deps: WebhooksDeps): WebhooksRuntime {
     deliveryRetentionDays: deps.config.deliveryRetentionDays,
     ...deps.policy,
   };
-  const worker = new WebhookWorker({ database: deps.database, clock: deps.clock, box, urlPolicy, resolver, policy, ...(deps.logger ? { logger: deps.logger } : {}) });
-  const service = new WebhooksService({ db: deps.database.db, clock: deps.clock, policy: urlPolicy, resolver, box, onQueued: () => worker.wake() });
+  const worker = new WebhookWorker({ database: deps.database, stores: deps.stores, clock: deps.clock, box, urlPolicy, resolver, policy, ...(deps.logger ? { logger: deps.logger } : {}) });
+  const service = new WebhooksService({ db: deps.database.db, stores: deps.stores, clock: deps.clock, policy: urlPolicy, resolver, box, onQueued: () => worker.wake() });
   return { service, worker, close: () => worker.stop() };
 }

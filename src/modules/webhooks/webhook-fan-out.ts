@@ -13,27 +13,27 @@
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { randomToken } from '../../shared/tokens.js';
-import { cursorsWithNewEvents, eventsAfter, toPublicEvent } from '../events/index.js';
-import * as repo from './webhooks.repository.js';
+import { toPublicEvent } from '../events/index.js';
+import type { EndpointCursor, WebhookStores } from './store/index.js';
 import { deliveryBody, MAX_UNDELIVERED } from './webhooks.service.js';
 
 /** Events read per endpoint and pass. */
 const FANOUT_PAGE = 200;
 
 /** One pass over every enabled endpoint; `more` when one had a full page of events (run again at once). */
-export async function fanOut(db: Db, clock: Clock, endpointPage: number): Promise<{ queued: number; more: boolean }> {
+export async function fanOut(stores: WebhookStores, db: Db, clock: Clock, endpointPage: number): Promise<{ queued: number; more: boolean }> {
   let queued = 0;
   let more = false;
   // Every enabled endpoint of every team, a page at a time (keyset), so none is ever left out.
-  let after: repo.EndpointCursor | null = null;
+  let after: EndpointCursor | null = null;
   for (;;) {
-    const page: repo.EndpointCursor[] = await repo.listEnabledCursors(db, after, endpointPage);
-    const withNews = await cursorsWithNewEvents(
+    const page: EndpointCursor[] = await stores.webhooks.listEnabledCursors(db, after, endpointPage);
+    const withNews = await stores.events.cursorsWithNewEvents(
       db,
       page.map((e) => ({ teamId: e.team_id, position: { tx: Number(e.cursor_tx), seq: Number(e.cursor_seq) } })),
     );
     for (const i of withNews) {
-      const r = await fanOutOne(db, clock, page[i] as repo.EndpointCursor);
+      const r = await fanOutOne(stores, db, clock, page[i] as EndpointCursor);
       queued += r.queued;
       more ||= r.more;
     }
@@ -43,7 +43,7 @@ export async function fanOut(db: Db, clock: Clock, endpointPage: number): Promis
 }
 
 /** One endpoint's new events as deliveries, within its backlog bound, and its cursor moved past them. */
-async function fanOutOne(db: Db, clock: Clock, seen: repo.EndpointCursor): Promise<{ queued: number; more: boolean }> {
+async function fanOutOne({ webhooks: repo, events }: WebhookStores, db: Db, clock: Clock, seen: EndpointCursor): Promise<{ queued: number; more: boolean }> {
   const nothing = { queued: 0, more: false };
   // A paused endpoint costs a read per pass, not a write (the count is checked again under the lock).
   if ((await repo.countUndelivered(db, seen.team_id, seen.id, MAX_UNDELIVERED)) >= MAX_UNDELIVERED) return nothing;
@@ -56,7 +56,7 @@ async function fanOutOne(db: Db, clock: Clock, seen: repo.EndpointCursor): Promi
     const room = MAX_UNDELIVERED - (await repo.countUndelivered(trx, endpoint.team_id, endpoint.id, MAX_UNDELIVERED));
     if (room <= 0) return nothing;
     const cursor = { tx: Number(endpoint.cursor_tx), seq: Number(endpoint.cursor_seq) };
-    const rows = await eventsAfter(trx, endpoint.team_id, cursor, FANOUT_PAGE);
+    const rows = await events.list(trx, endpoint.team_id, { after: cursor, limit: FANOUT_PAGE });
     const types = JSON.parse(endpoint.events) as string[];
     const wanted: typeof rows = [];
     let last: (typeof rows)[number] | null = null;

@@ -10,7 +10,7 @@
 import type { Db } from '../../db/database.js';
 import { yieldToIo } from '../../shared/background-work.js';
 import { pruneEvents } from '../events/index.js';
-import * as repo from './webhooks.repository.js';
+import type { WebhookStores } from './store/index.js';
 
 /** Rows per statement: a few milliseconds of work on either database. */
 export const RETENTION_BATCH = 1_000;
@@ -41,8 +41,9 @@ async function untilDone(batch: () => Promise<number>): Promise<number> {
 }
 
 /** One retention pass, run until nothing older than the retentions is left. */
-export async function pruneWebhookHistory(db: Db, now: Date, policy: RetentionPolicy): Promise<RetentionResult> {
-  const events = await pruneEvents(db, now, policy.eventRetentionDays, RETENTION_BATCH);
+export async function pruneWebhookHistory(stores: WebhookStores, db: Db, now: Date, policy: RetentionPolicy): Promise<RetentionResult> {
+  const repo = stores.webhooks;
+  const events = await pruneEvents(stores.events, db, now, policy.eventRetentionDays, RETENTION_BATCH);
   const before = daysBefore(now, policy.deliveryRetentionDays);
   const attempts = await untilDone(() => repo.pruneAttempts(db, before, RETENTION_BATCH));
   const deliveries = await untilDone(() => repo.pruneDeliveries(db, before, RETENTION_BATCH));

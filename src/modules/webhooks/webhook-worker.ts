@@ -26,7 +26,7 @@ import { signPayload, type SecretBox } from './secrets.js';
 import type { UrlPolicy } from './url-safety.js';
 import { fanOut } from './webhook-fan-out.js';
 import { pruneWebhookHistory, type RetentionResult } from './webhook-retention.js';
-import * as repo from './webhooks.repository.js';
+import type { WebhookStore, WebhookStores } from './store/index.js';
 import type { DisabledReason } from './webhooks.service.js';
 import { deliveryBody } from './webhooks.service.js';
 import { ATTR, inSpan, SPAN } from '../../shared/tracing.js';
@@ -51,7 +51,8 @@ export interface WebhookPolicy {
 }
 
 export interface WebhookWorkerDeps {
-  database: Pick<DatabaseHandle, 'db' | 'dialect'>;
+  database: Pick<DatabaseHandle, 'db'>;
+  stores: WebhookStores;
   clock: Clock;
   box: SecretBox;
   urlPolicy: UrlPolicy;
@@ -69,6 +70,7 @@ class SecretUnreadable extends Error {}
 export class WebhookWorker {
   readonly owner = newLeaseOwner();
   private readonly db: Db;
+  private readonly store: WebhookStore;
   private readonly loop: PollingLoop;
   private readonly retention: PollingLoop;
   private readonly abort = new AbortController();
@@ -77,6 +79,7 @@ export class WebhookWorker {
 
   constructor(private readonly deps: WebhookWorkerDeps) {
     this.db = deps.database.db;
+    this.store = deps.stores.webhooks;
     this.loop = new PollingLoop(
       () => this.tick(),
       deps.policy.pollIntervalMs,
@@ -111,14 +114,14 @@ export class WebhookWorker {
 
   /** The background loop's pass: fan-out, then fill the free slots; attempts run on (each frees its slot and wakes the loop). */
   private async tick(): Promise<boolean> {
-    const fan = await fanOut(this.db, this.deps.clock, this.deps.policy.endpointPage);
+    const fan = await fanOut(this.deps.stores, this.db, this.deps.clock, this.deps.policy.endpointPage);
     await this.fillSlots();
     return fan.more;
   }
 
   /** Fan-out, then fill the free slots and wait for those attempts (tests, CLI). */
   async runOnce(): Promise<{ queued: number; attempted: number; more: boolean }> {
-    const fan = await fanOut(this.db, this.deps.clock, this.deps.policy.endpointPage);
+    const fan = await fanOut(this.deps.stores, this.db, this.deps.clock, this.deps.policy.endpointPage);
     const started = await this.fillSlots();
     await Promise.all(started);
     return { queued: fan.queued, attempted: started.length, more: fan.more || started.length >= this.deps.policy.concurrency };
@@ -135,7 +138,7 @@ export class WebhookWorker {
   /** One retention pass (webhook-retention.ts). */
   async runRetention(): Promise<RetentionResult> {
     const { eventRetentionDays, deliveryRetentionDays } = this.deps.policy;
-    return pruneWebhookHistory(this.db, this.deps.clock.now(), { eventRetentionDays, deliveryRetentionDays });
+    return pruneWebhookHistory(this.deps.stores, this.db, this.deps.clock.now(), { eventRetentionDays, deliveryRetentionDays });
   }
 
   /**
@@ -148,7 +151,7 @@ export class WebhookWorker {
     for (;;) {
       const free = this.deps.policy.concurrency - this.running.size;
       if (free <= 0 || this.abort.signal.aborted) return started;
-      const rows = await repo.claimDueDeliveries(this.db, this.deps.database.dialect, {
+      const rows = await this.store.claimDueDeliveries(this.db, {
         owner: this.owner,
         limit: free,
         now: this.deps.clock.now(),
@@ -206,11 +209,11 @@ export class WebhookWorker {
 
   private async attemptRow(row: WebhookDeliveryRow): Promise<void> {
     const fence = { teamId: row.team_id, id: row.id, owner: this.owner };
-    const endpoint = await repo.findEndpoint(this.db, row.team_id, row.endpoint_id);
+    const endpoint = await this.store.findEndpoint(this.db, row.team_id, row.endpoint_id);
     const started = this.deps.clock.now();
     if (!endpoint || (endpoint.enabled === 0 && row.event_type !== 'ping')) {
       const reason = endpoint ? 'the endpoint is disabled' : 'the endpoint was deleted';
-      await repo.settleDelivery(this.db, fence, { state: 'failed', last_error: reason, updated_at: started.toISOString() });
+      await this.store.settleDelivery(this.db, fence, { state: 'failed', last_error: reason, updated_at: started.toISOString() });
       return;
     }
     let headers: Record<string, string>;
@@ -239,8 +242,8 @@ export class WebhookWorker {
         : next
           ? { state: 'pending' as const, next_attempt_at: next, last_error: error, last_status_code: result.statusCode, updated_at: nowIso }
           : { state: 'failed' as const, last_error: error, last_status_code: result.statusCode, updated_at: nowIso };
-      if (!(await repo.settleDelivery(trx, fence, values))) return false;
-      await repo.insertAttempt(trx, {
+      if (!(await this.store.settleDelivery(trx, fence, values))) return false;
+      await this.store.insertAttempt(trx, {
         team_id: row.team_id,
         id: randomToken(12),
         endpoint_id: row.endpoint_id,
@@ -255,13 +258,13 @@ export class WebhookWorker {
       });
       if (row.event_type === 'ping') return true;
       if (ok) {
-        if (endpoint.failing_since) await repo.updateEndpoint(trx, row.team_id, endpoint.id, { failing_since: null });
+        if (endpoint.failing_since) await this.store.updateEndpoint(trx, row.team_id, endpoint.id, { failing_since: null });
         return true;
       }
-      const current = await repo.findEndpoint(trx, row.team_id, endpoint.id);
+      const current = await this.store.findEndpoint(trx, row.team_id, endpoint.id);
       if (!current || current.enabled === 0) return true;
       if (!current.failing_since) {
-        await repo.updateEndpoint(trx, row.team_id, endpoint.id, { failing_since: nowIso });
+        await this.store.updateEndpoint(trx, row.team_id, endpoint.id, { failing_since: nowIso });
       } else if (now.getTime() - new Date(current.failing_since).getTime() >= RETRY_WINDOW_MS) {
         await this.disable(trx, current, 'failing_for_3_days', nowIso);
       }
@@ -281,8 +284,8 @@ export class WebhookWorker {
     const reason = "the endpoint's signing secret cannot be decrypted with the service secret (INVOICING_SECRET changed): rotate the secret, then re-enable the endpoint";
     const fence = { teamId: row.team_id, id: row.id, owner: this.owner };
     const settled = await this.db.transaction().execute(async (trx) => {
-      if (!(await repo.settleDelivery(trx, fence, { state: 'failed', last_error: reason, last_status_code: null, updated_at: nowIso }))) return false;
-      await repo.insertAttempt(trx, {
+      if (!(await this.store.settleDelivery(trx, fence, { state: 'failed', last_error: reason, last_status_code: null, updated_at: nowIso }))) return false;
+      await this.store.insertAttempt(trx, {
         team_id: row.team_id,
         id: randomToken(12),
         endpoint_id: row.endpoint_id,
@@ -295,7 +298,7 @@ export class WebhookWorker {
         at: nowIso,
         next_attempt_at: null,
       });
-      const current = await repo.findEndpoint(trx, row.team_id, endpoint.id);
+      const current = await this.store.findEndpoint(trx, row.team_id, endpoint.id);
       if (current && current.enabled === 1 && current.secret === endpoint.secret) await this.disable(trx, current, 'secret_unreadable', nowIso);
       return true;
     });
@@ -303,9 +306,9 @@ export class WebhookWorker {
   }
 
   /** Disables the endpoint, fails its waiting deliveries and records `webhook_endpoint.disabled`. */
-  private async disable(trx: Parameters<typeof repo.updateEndpoint>[0], endpoint: WebhookEndpointRow, reason: DisabledReason, nowIso: string): Promise<void> {
-    await repo.updateEndpoint(trx, endpoint.team_id, endpoint.id, { enabled: 0, disabled_reason: reason, updated_at: nowIso });
-    await repo.failPendingDeliveries(trx, endpoint.team_id, endpoint.id, nowIso, 'the endpoint was disabled');
+  private async disable(trx: Parameters<WebhookStore['updateEndpoint']>[0], endpoint: WebhookEndpointRow, reason: DisabledReason, nowIso: string): Promise<void> {
+    await this.store.updateEndpoint(trx, endpoint.team_id, endpoint.id, { enabled: 0, disabled_reason: reason, updated_at: nowIso });
+    await this.store.failPendingDeliveries(trx, endpoint.team_id, endpoint.id, nowIso, 'the endpoint was disabled');
     await recordTeamEvent(trx, {
       teamId: endpoint.team_id,
       type: 'webhook_endpoint.disabled',

@@ -10,12 +10,12 @@ import { isoNow, type Clock } from '../../shared/clock.js';
 import { ApiError } from '../../shared/errors.js';
 import { yieldToIo } from '../../shared/background-work.js';
 import { randomToken } from '../../shared/tokens.js';
-import { findEvents, latestPosition, toPublicEvent, type PublicEvent } from '../events/index.js';
+import { findEvents, toPublicEvent, type PublicEvent } from '../events/index.js';
 import { lockTeam, type AuthContext } from '../teams/index.js';
 import { newSigningSecret, type SecretBox } from './secrets.js';
 import type { HostResolver } from './host-resolver.js';
 import { checkLiteralHost, checkUrlForm, checkWebhookUrl, UnsafeUrlError, type UrlPolicy } from './url-safety.js';
-import * as repo from './webhooks.repository.js';
+import type { WebhookStores } from './store/index.js';
 import type { CreateEndpointBody, PatchEndpointBody } from './webhooks.schemas.js';
 
 export interface WebhookEndpointView {
@@ -45,6 +45,7 @@ const HISTORY_BATCH = 1_000;
 
 export interface WebhooksServiceDeps {
   db: Db;
+  stores: WebhookStores;
   clock: Clock;
   policy: UrlPolicy;
   /** The bounded resolver the URL check asks (host-resolver.ts). */
@@ -81,7 +82,11 @@ function normalizeEvents(events: readonly string[] | undefined): string[] {
 }
 
 export class WebhooksService {
-  constructor(private readonly deps: WebhooksServiceDeps) {}
+  private readonly store: WebhookStores['webhooks'];
+
+  constructor(private readonly deps: WebhooksServiceDeps) {
+    this.store = deps.stores.webhooks;
+  }
 
   /** The URL's checks; with `resolve` false, its form and an IP-literal host only (a demo dry-run never reaches DNS). */
   private async safeUrl(url: string, resolve = true): Promise<string> {
@@ -101,8 +106,8 @@ export class WebhooksService {
    */
   private async withinBacklog<T>(row: WebhookEndpointRow, adding: number, work: (trx: Executor) => Promise<T>): Promise<T> {
     return this.deps.db.transaction().execute(async (trx) => {
-      if (!(await repo.lockEndpoint(trx, row.team_id, row.id))) throw notFound(row.id);
-      const undelivered = await repo.countUndelivered(trx, row.team_id, row.id, MAX_UNDELIVERED);
+      if (!(await this.store.lockEndpoint(trx, row.team_id, row.id))) throw notFound(row.id);
+      const undelivered = await this.store.countUndelivered(trx, row.team_id, row.id, MAX_UNDELIVERED);
       if (undelivered + adding > MAX_UNDELIVERED) {
         throw new ApiError('webhook_backlog_full', {
           details: `the endpoint has ${undelivered} deliveries still to make and holds at most ${MAX_UNDELIVERED}: wait until they are delivered or given up`,
@@ -114,7 +119,7 @@ export class WebhooksService {
 
   private async own(auth: AuthContext, id: string): Promise<WebhookEndpointRow> {
     if (auth.mode === 'demo') throw notFound(id);
-    const row = await repo.findEndpoint(this.deps.db, auth.teamId, id);
+    const row = await this.store.findEndpoint(this.deps.db, auth.teamId, id);
     if (!row) throw notFound(id);
     return row;
   }
@@ -138,12 +143,12 @@ export class WebhooksService {
     await this.deps.db.transaction().execute(async (trx) => {
       // Concurrent creates of one team queue here, so together they never pass the limit.
       await lockTeam(trx, auth.teamId);
-      if ((await repo.countEndpoints(trx, auth.teamId)) >= max) {
+      if ((await this.store.countEndpoints(trx, auth.teamId)) >= max) {
         throw new ApiError('webhook_endpoints_over_tariff_limit', { details: `the team's tariff allows ${max} webhook endpoint(s)` });
       }
       // A new endpoint receives what happens from now on (the feed has the past).
-      const cursor = await latestPosition(trx, auth.teamId);
-      await repo.insertEndpoint(trx, {
+      const cursor = await this.deps.stores.events.latestPosition(trx, auth.teamId);
+      await this.store.insertEndpoint(trx, {
         team_id: auth.teamId,
         id: view.id,
         url,
@@ -166,7 +171,7 @@ export class WebhooksService {
 
   async list(auth: AuthContext): Promise<{ ok: true; items: WebhookEndpointView[] }> {
     if (auth.mode === 'demo') return { ok: true, items: [] };
-    return { ok: true, items: (await repo.listEndpoints(this.deps.db, auth.teamId)).map(endpointView) };
+    return { ok: true, items: (await this.store.listEndpoints(this.deps.db, auth.teamId)).map(endpointView) };
   }
 
   async get(auth: AuthContext, id: string): Promise<{ ok: true; endpoint: WebhookEndpointView }> {
@@ -176,7 +181,7 @@ export class WebhooksService {
   async update(auth: AuthContext, id: string, body: PatchEndpointBody): Promise<{ ok: true; endpoint: WebhookEndpointView }> {
     const row = await this.own(auth, id);
     const now = isoNow(this.deps.clock);
-    const values: Parameters<typeof repo.updateEndpoint>[3] = { updated_at: now };
+    const values: Parameters<WebhookStores['webhooks']['updateEndpoint']>[3] = { updated_at: now };
     if (body.url !== undefined) values.url = await this.safeUrl(body.url);
     if (body.events !== undefined) values.events = JSON.stringify(normalizeEvents(body.events));
     if (body.description !== undefined) values.description = body.description;
@@ -184,11 +189,11 @@ export class WebhooksService {
       values.enabled = body.enabled ? 1 : 0;
       if (body.enabled && row.enabled === 0) {
         // Re-enabled: deliveries resume from now; what happened meanwhile is in the feed (or replay it).
-        const cursor = await latestPosition(this.deps.db, row.team_id);
+        const cursor = await this.deps.stores.events.latestPosition(this.deps.db, row.team_id);
         Object.assign(values, { cursor_tx: cursor.tx, cursor_seq: cursor.seq, disabled_reason: null, failing_since: null });
       }
     }
-    await repo.updateEndpoint(this.deps.db, row.team_id, id, values);
+    await this.store.updateEndpoint(this.deps.db, row.team_id, id, values);
     return this.get(auth, id);
   }
 
@@ -200,8 +205,8 @@ export class WebhooksService {
    */
   async remove(auth: AuthContext, id: string): Promise<{ ok: true }> {
     const row = await this.own(auth, id);
-    await repo.deleteEndpoint(this.deps.db, row.team_id, id);
-    while ((await repo.deleteEndpointHistory(this.deps.db, row.team_id, id, HISTORY_BATCH)) > 0) await yieldToIo();
+    await this.store.deleteEndpoint(this.deps.db, row.team_id, id);
+    while ((await this.store.deleteEndpointHistory(this.deps.db, row.team_id, id, HISTORY_BATCH)) > 0) await yieldToIo();
     return { ok: true };
   }
 
@@ -210,7 +215,7 @@ export class WebhooksService {
     const now = this.deps.clock.now();
     const secret = newSigningSecret();
     const until = overlapSec > 0 ? new Date(now.getTime() + overlapSec * 1000).toISOString() : null;
-    await repo.updateEndpoint(this.deps.db, row.team_id, id, {
+    await this.store.updateEndpoint(this.deps.db, row.team_id, id, {
       secret: this.deps.box.seal(secret),
       previous_secret: until ? row.secret : null,
       previous_secret_until: until,
@@ -236,19 +241,19 @@ export class WebhooksService {
       created_at: now,
       updated_at: now,
     };
-    await this.withinBacklog(row, 1, (trx) => repo.insertDeliveries(trx, [ping]));
+    await this.withinBacklog(row, 1, (trx) => this.store.insertDeliveries(trx, [ping]));
     this.deps.onQueued?.();
     return { ok: true, event_id: eventId };
   }
 
   async replay(auth: AuthContext, id: string, eventIds: readonly string[]): Promise<{ ok: true; queued: number }> {
     const row = await this.own(auth, id);
-    const events = await findEvents(this.deps.db, row.team_id, eventIds);
+    const events = await findEvents(this.deps.stores.events, this.deps.db, row.team_id, eventIds);
     const now = isoNow(this.deps.clock);
     // Counted as new whether or not a delivery of the event is already waiting (at most 100).
     await this.withinBacklog(row, events.length, async (trx) => {
       for (const e of events.map(toPublicEvent)) {
-        await repo.requeueDelivery(trx, {
+        await this.store.requeueDelivery(trx, {
           team_id: row.team_id,
           id: randomToken(12),
           endpoint_id: id,
@@ -269,7 +274,7 @@ export class WebhooksService {
 
   async deliveries(auth: AuthContext, id: string, limit: number) {
     const row = await this.own(auth, id);
-    const attempts = await repo.listAttempts(this.deps.db, row.team_id, id, limit);
+    const attempts = await this.store.listAttempts(this.deps.db, row.team_id, id, limit);
     return {
       ok: true as const,
       items: attempts.map((a) => ({

@@ -1,5 +1,5 @@
 /**
- * Events of e-mail and EDO news (issue 15): `notification.sent` / `notification.failed` per
+ * Events of e-mail and EDO news: `notification.sent` / `notification.failed` per
  * recipient, `invoice.payment_reported`, and `edo.status_changed` through the sandbox operator,
  * each written with the change it describes and moving the document's `changed_at`.
  */

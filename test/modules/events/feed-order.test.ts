@@ -1,10 +1,11 @@
 /**
- * The feed's order under concurrent transactions (issue 15). On PostgreSQL transactions commit
+ * The feed's order under concurrent transactions. On PostgreSQL transactions commit
  * out of sequence order: an event taken from the sequence first may commit last. The feed must
  * neither skip it (a reader whose cursor already passed it) nor show it out of order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFeed, recordEvent } from '../../../src/modules/events/index.js';
+import { createStores } from '../../../src/stores.js';
 import { createTestDb, usingPostgres, type TestDatabase } from '../../helpers/db.js';
 
 let db: TestDatabase;
@@ -30,7 +31,7 @@ async function drain(cursor: string | undefined): Promise<{ ids: string[]; docs:
   const ids: string[] = [];
   const docs: string[] = [];
   for (;;) {
-    const page = await readFeed(db.db, 'order-team', { after: cursor, limit: 50 });
+    const page = await readFeed(createStores(db).events, db.db, 'order-team', { after: cursor, limit: 50 });
     ids.push(...page.items.map((e) => e.id));
     docs.push(...page.items.map((e) => String(e.data.public_id)));
     cursor = page.next_cursor ?? cursor;

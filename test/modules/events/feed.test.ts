@@ -1,5 +1,5 @@
 /**
- * The events feed (issue 15): every change writes its event in the change's transaction, the
+ * The events feed: every change writes its event in the change's transaction, the
  * feed pages in order with a cursor, `changed_at` moves and `changed_since` filters, another
  * team sees nothing of it.
  */

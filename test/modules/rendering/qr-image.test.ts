@@ -43,7 +43,7 @@ describe('payment QR images', () => {
     expect(await decodeQrPng(await renderQrPng(payload))).toBe(payload);
   });
 
-  it('holds windows-1251 bytes for an ST00011 payload: one byte a Cyrillic letter (issue 14)', async () => {
+  it('holds windows-1251 bytes for an ST00011 payload: one byte a Cyrillic letter', async () => {
     const payload = buildPaymentQrPayload({
       name: 'ОБЩЕСТВО С ОГРАНИЧЕННОЙ ОТВЕТСТВЕННОСТЬЮ «ТОРГОВЫЙ ДОМ СЕВЕРНАЯ ЗВЕЗДА» ФИЛИАЛ',
       personalAcc: '40702810138250123017',

@@ -1,5 +1,5 @@
 /**
- * Issue 10, item 1: demo mode never resolves to stored data of any team. The hostile sequence:
+ * Demo mode never resolves to stored data of any team. The hostile sequence:
  * a database that has a real team whose id is `demo` (what the first start created before), a
  * dry-run write with the published demo token naming that team's real document, then its
  * portal edit link opened and saved. The real document must stay unseen and unchanged.

@@ -1,5 +1,5 @@
 /**
- * Issue 10, item 9: `invoicing links rotate PUBLIC_ID` ends the document's share links and its
+ * `invoicing links rotate PUBLIC_ID` ends the document's share links and its
  * portal links (the link epoch in the signed token), and turning `public_share_enabled` off
  * ends the share pages (and their PDF and QR, cached or not) at once.
  */

@@ -1,5 +1,5 @@
 /**
- * Every link the API returns opens something real (issue 5): the share pages, PDFs and QR
+ * Every link the API returns opens something real: the share pages, PDFs and QR
  * images under the share base, the portal pages under the portal base, each on a host of its
  * own, through the app on a freshly migrated database. Also the statuses the links set, the
  * QR and PDF content as real decoders read them, the portal edit round trip, escaping of
@@ -115,7 +115,7 @@ describe('every URL of a create response', () => {
     expect(pdf.headers['content-disposition']).toBe(
       `inline; filename="invoice-15-2026-03-02.pdf"; filename*=UTF-8''${encodeURIComponent('Счёт № 15 от 02.03.2026.pdf')}`,
     );
-    // Kept by the browser but revalidated on every open (ETag, 304): issue 10, item 6.
+    // Kept by the browser but revalidated on every open (ETag, 304): never stale after an update.
     expect(pdf.headers['cache-control']).toBe('private, no-cache');
     const qr = await request(t, doc.qr.url);
     expect(qr.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");

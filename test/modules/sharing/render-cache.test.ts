@@ -1,5 +1,5 @@
 /**
- * Issue 10, item 6: public PDFs and QR images are cached by what they are rendered from, carry
+ * Public PDFs and QR images are cached by what they are rendered from, carry
  * an ETag answered with 304, are never stale after an update, the render queue is bounded
  * (503 with Retry-After in the API's error shape), and each link token has its own rate limit.
  */

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/db/database.js';
 import { teamListState } from '../../../src/db/document-counts.js';
 import { AuthService } from '../../../src/modules/teams/index.js';
+import { createStores, type Stores } from '../../../src/stores.js';
 import { applyBootstrap, parseBootstrap } from '../../../src/modules/teams/bootstrap.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { createTestDb, usingPostgres, type TestDatabase } from '../../helpers/db.js';
@@ -17,9 +18,11 @@ import { ACME_KEY, ACME_KEY_3, BETA_KEY, SERVICE_KEY, bootstrapFixture } from '.
 import { statementsDuring } from '../../helpers/statements.js';
 
 let db: TestDatabase;
+let stores: Stores;
 
 beforeAll(async () => {
   db = await createTestDb();
+  stores = createStores(db);
   await applyBootstrap(db.db, parseBootstrap(JSON.stringify(bootstrapFixture())), systemClock);
   await db.db.insertInto('team_document_counts').values({ team_id: 'acme', shard: 0, documents: 7, changes: 11 }).execute();
 });
@@ -32,8 +35,8 @@ describe('API key lookups', () => {
     // PostgreSQL reads the team and tariff rows as their fingerprint and parses each content
     // once per process (a second statement the first time): warm that with another instance,
     // so that this one's own SQLite caller cache (per instance) starts empty.
-    await new AuthService(db.db, 'demo-token').authenticate(creds(ACME_KEY), { listState: true });
-    const auth = new AuthService(db.db, 'demo-token');
+    await new AuthService(db.db, stores.teams, 'demo-token').authenticate(creds(ACME_KEY), { listState: true });
+    const auth = new AuthService(db.db, stores.teams, 'demo-token');
     let ctx: Awaited<ReturnType<AuthService['authenticate']>> | undefined;
     const texts = await statementsDuring(async () => {
       ctx = await auth.authenticate(creds(ACME_KEY), { listState: true });
@@ -49,7 +52,7 @@ describe('API key lookups', () => {
   });
 
   it('shows a change of the team or of its tariff on the very next request, its parse cached (PostgreSQL: by fingerprint)', async () => {
-    const auth = new AuthService(db.db, 'demo-token');
+    const auth = new AuthService(db.db, stores.teams, 'demo-token');
     const before = await auth.authenticate(creds(ACME_KEY));
     const tariffId = before.mode === 'live' ? before.team.tariff_id : null;
     expect(tariffId).not.toBeNull();
@@ -70,7 +73,7 @@ describe('API key lookups', () => {
   });
 
   it('refuses a deactivated key on the very next request, and accepts it again at once', async () => {
-    const auth = new AuthService(db.db, 'demo-token');
+    const auth = new AuthService(db.db, stores.teams, 'demo-token');
     await expect(auth.authenticate(creds(BETA_KEY))).resolves.toMatchObject({ teamId: 'beta' });
     await db.db.updateTable('api_keys').set({ active: 0 }).where('id', '=', 201).execute();
     try {
@@ -83,7 +86,7 @@ describe('API key lookups', () => {
   });
 
   it('answers concurrent requests each with its own key; an unknown key is refused', async () => {
-    const auth = new AuthService(db.db, 'demo-token');
+    const auth = new AuthService(db.db, stores.teams, 'demo-token');
     const settled = await Promise.allSettled([
       ...Array.from({ length: 5 }, () => auth.authenticate(creds(ACME_KEY))),
       ...Array.from({ length: 5 }, () => auth.authenticate(creds(BETA_KEY))),
@@ -113,12 +116,12 @@ describe('API key lookups', () => {
     ];
     const outcome = (s: PromiseSettledResult<unknown>) => (s.status === 'fulfilled' ? s.value : (s.reason as { body?: unknown }).body);
     // One at a time, each its own statement: the reference answers (and the teams' parses warmed).
-    const one = new AuthService(db.db, 'demo-token');
+    const one = new AuthService(db.db, stores.teams, 'demo-token');
     const alone: unknown[] = [];
     for (const [secret, tenant, listState] of asked) {
       alone.push(outcome((await Promise.allSettled([one.authenticate(creds(secret, tenant), { listState })]))[0]!));
     }
-    const auth = new AuthService(db.db, 'demo-token');
+    const auth = new AuthService(db.db, stores.teams, 'demo-token');
     let together: unknown[] = [];
     const texts = await statementsDuring(async () => {
       together = (await Promise.allSettled(asked.map(([secret, tenant, listState]) => auth.authenticate(creds(secret, tenant), { listState })))).map(outcome);
@@ -146,7 +149,7 @@ describe('API key lookups', () => {
         };
       };
       const before = await callerPlans();
-      const auth = new AuthService(conn as unknown as typeof db.db, 'demo-token');
+      const auth = new AuthService(conn as unknown as typeof db.db, stores.teams, 'demo-token');
       for (let i = 0; i < 16; i++) {
         await expect(auth.authenticate(creds(ACME_KEY), { listState: i % 2 === 0 })).resolves.toMatchObject({ keyId: 101, teamId: 'acme' });
       }
@@ -167,8 +170,8 @@ describe('API key lookups', () => {
     // PostgreSQL reads the team and tariff rows as their fingerprint and parses each content
     // once per process (a second statement the first time): warm that with another instance,
     // so that this one's own SQLite caller cache (per instance) starts empty.
-    await new AuthService(db.db, 'demo-token').authenticate(creds(ACME_KEY), { listState: true });
-    const auth = new AuthService(db.db, 'demo-token');
+    await new AuthService(db.db, stores.teams, 'demo-token').authenticate(creds(ACME_KEY), { listState: true });
+    const auth = new AuthService(db.db, stores.teams, 'demo-token');
     let ctx: Awaited<ReturnType<AuthService['authenticate']>> | undefined;
     const texts = await statementsDuring(async () => {
       ctx = await auth.authenticate(creds(SERVICE_KEY, 'acme'), { listState: true });
@@ -184,7 +187,7 @@ describe('API key lookups', () => {
   });
 
   it('ranks a key among its team’s active keys on every request (max_api_keys)', async () => {
-    const auth = new AuthService(db.db, 'demo-token');
+    const auth = new AuthService(db.db, stores.teams, 'demo-token');
     await expect(auth.authenticate(creds(ACME_KEY_3))).rejects.toMatchObject({ body: { code: 'api_key_over_tariff_limit' } });
     // A key below it deactivated: the key is within the limit on the very next request.
     await db.db.updateTable('api_keys').set({ active: 0 }).where('id', '=', 102).execute();
@@ -199,7 +202,7 @@ describe('API key lookups', () => {
 
 describe('the caller kept while the database is unchanged (SQLite data version)', () => {
   it.skipIf(usingPostgres())('answers a repeated request from what it read, with only the version pragma, until anything is committed', async () => {
-    const auth = new AuthService(db.db, 'demo-token');
+    const auth = new AuthService(db.db, stores.teams, 'demo-token');
     const first = await auth.authenticate(creds(ACME_KEY), { listState: true });
     const lookups = auth.keyLookups();
     let again: Awaited<ReturnType<AuthService['authenticate']>> | undefined;
@@ -222,7 +225,7 @@ describe('the caller kept while the database is unchanged (SQLite data version)'
   });
 
   it('refuses a key deactivated by another connection (another process) on the very next request', async () => {
-    const auth = new AuthService(db.db, 'demo-token');
+    const auth = new AuthService(db.db, stores.teams, 'demo-token');
     await expect(auth.authenticate(creds(BETA_KEY), { listState: true })).resolves.toMatchObject({ teamId: 'beta' });
     await expect(auth.authenticate(creds(BETA_KEY), { listState: true })).resolves.toMatchObject({ teamId: 'beta' });
     // Its own connections, as another process of the machine (or another node) has.
@@ -248,7 +251,7 @@ describe('the caller kept while the database is unchanged (SQLite data version)'
   });
 
   it('never lets a request change what later requests are given', async () => {
-    const auth = new AuthService(db.db, 'demo-token');
+    const auth = new AuthService(db.db, stores.teams, 'demo-token');
     const ctx = await auth.authenticate(creds(ACME_KEY), { listState: true });
     expect(ctx.mode).toBe('live');
     if (ctx.mode !== 'live') return;

@@ -336,7 +336,7 @@ describe('seedDemoTeamIfEmpty', () => {
     const demo = await seedDemoTeamIfEmpty(testDb.db, clock);
     expect(demo).toMatchObject({ keyId: 1 });
     if (!demo) return;
-    // A real team with a random id, never the demo world's id (issue 10, item 1).
+    // A real team with a random id, never the demo world's id: demo mode never reaches stored data.
     expect(demo.teamId).toMatch(/^team-[A-Za-z0-9_-]{16}$/);
     const db = testDb.db;
     expect(await db.selectFrom('teams').select(['id', 'name', 'tariff_id', 'locale']).execute()).toEqual([

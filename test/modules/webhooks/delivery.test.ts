@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries end to end (issue 15): real deliveries to a loopback HTTP receiver, every
+ * Webhook deliveries end to end: real deliveries to a loopback HTTP receiver, every
  * signature verified with the reference `standardwebhooks` library, retries after 500, timeout
  * and refused connection, secret rotation with its overlap, replay, test ping, and the endpoint
  * disabled after failing for 3 days (a moved clock).

@@ -1,5 +1,5 @@
 /**
- * The webhook endpoints API's rules (issue 15): another team never sees an endpoint, its
+ * The webhook endpoints API's rules: another team never sees an endpoint, its
  * deliveries or its events (404); URL safety; the tariff's max_webhook_endpoints; demo dry-run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -7,6 +7,7 @@
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhooks } from '../../../src/modules/webhooks/index.js';
+import { createStores } from '../../../src/stores.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { buildTestApp, TEST_SECRET, type TestApp } from '../../helpers/app.js';
 import { BETA_KEY, bootstrapFixture } from '../../helpers/fixtures.js';
@@ -68,7 +69,8 @@ describe('webhook fan-out', () => {
       transformResult: async (args) => args.result,
     };
     const observed = createWebhooks({
-      database: { db: t.db.db.withPlugin(counting), dialect: t.db.dialect },
+      database: { db: t.db.db.withPlugin(counting) },
+      stores: createStores(t.db),
       clock: systemClock,
       config: t.config,
       secret: TEST_SECRET,

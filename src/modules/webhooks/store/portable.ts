@@ -1,11 +1,12 @@
 /**
- * SQL of webhook endpoints, deliveries and attempts; every statement is scoped by team, except
- * the worker's (the claim, the fan-out's page of endpoints, retention), which are across teams by
- * nature.
+ * SQL of webhook endpoints, deliveries and attempts, the same on both databases (the claim's row
+ * locking aside: `claimDueDeliveriesLocking`, given its lock clause by store/sqlite.ts and
+ * store/postgres.ts). Every statement is scoped by team, except the worker's (the claim, the
+ * fan-out's page of endpoints, retention), which are across teams by nature.
  */
-import { sql, type Insertable, type Updateable } from 'kysely';
-import type { Executor } from '../../db/database.js';
-import { anyDueRow, dueCondition } from '../../db/outbox-claim.js';
+import { sql, type Insertable, type RawBuilder, type Updateable } from 'kysely';
+import type { Executor } from '../../../db/database.js';
+import { anyDueRow, dueCondition } from '../../../db/outbox-claim.js';
 import type {
   WebhookAttemptRow,
   WebhookAttemptsTable,
@@ -13,7 +14,19 @@ import type {
   WebhookDeliveryRow,
   WebhookEndpointRow,
   WebhookEndpointsTable,
-} from '../../db/types.js';
+} from '../../../db/types.js';
+
+/** A claim of due deliveries: how many, for whom, the lease, and the fairness bounds. */
+export interface DeliveryClaim {
+  owner: string;
+  limit: number;
+  now: Date;
+  leaseMs: number;
+  /** Deliveries under way at once to one endpoint (across workers). */
+  perEndpoint: number;
+  /** Due deliveries the claim looks at, oldest first, to choose from. */
+  scan: number;
+}
 
 export async function insertEndpoint(db: Executor, row: WebhookEndpointsTable): Promise<void> {
   await db.insertInto('webhook_endpoints').values(row).execute();
@@ -174,53 +187,52 @@ export async function requeueDelivery(db: Executor, row: Insertable<WebhookDeliv
 }
 
 /**
- * Claims up to `limit` due deliveries for `owner`, fairly across endpoints: an endpoint has at most
- * `perEndpoint` deliveries under way (leased, across all workers), and the claim takes every
+ * The claim of up to `limit` due deliveries for `owner`, fairly across endpoints: an endpoint has at
+ * most `perEndpoint` deliveries under way (leased, across all workers), and the claim takes every
  * endpoint's first due delivery before any endpoint's second. So an endpoint that never answers
  * holds at most `perEndpoint` attempt slots and the others' deliveries are claimed at once.
  *
  * One statement: `busy` counts the deliveries under way per endpoint (the leased rows: as many as
- * the workers' slots); `candidates` are the first `scan` due rows of endpoints below the bound
- * (PostgreSQL: `FOR UPDATE SKIP LOCKED`, so workers claiming at once take disjoint rows); `ranked`
- * numbers each endpoint's candidates after its busy ones. Two workers claiming at the same moment
- * may each give an endpoint its `perEndpoint`, so the bound holds per claim, not exactly overall.
+ * the workers' slots); `candidates` are the first `scan` due rows of endpoints below the bound,
+ * read under `rowLock` (PostgreSQL: `FOR UPDATE SKIP LOCKED`, so workers claiming at once take
+ * disjoint rows; SQLite: none, its one writer sees every earlier claim); `ranked` numbers each
+ * endpoint's candidates after its busy ones. Two workers claiming at the same moment may each give
+ * an endpoint its `perEndpoint`, so the bound holds per claim, not exactly overall. A read first,
+ * so idle polling takes no write lock.
  */
-export async function claimDueDeliveries(
-  db: Executor,
-  dialect: 'sqlite' | 'postgres',
-  claim: { owner: string; limit: number; now: Date; leaseMs: number; perEndpoint: number; scan: number },
-): Promise<WebhookDeliveryRow[]> {
-  const now = claim.now.toISOString();
-  if (claim.limit <= 0 || !(await anyDueRow(db, 'webhook_deliveries', now))) return [];
-  const leaseUntil = new Date(claim.now.getTime() + claim.leaseMs).toISOString();
-  const due = dueCondition(now);
-  const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
-  const result = await sql<WebhookDeliveryRow>`
-    with busy as (
-      select team_id, endpoint_id, count(*) as n from webhook_deliveries
-       where state = 'sending' and locked_until > ${now}
-       group by team_id, endpoint_id
-    ),
-    candidates as (
-      select d.team_id, d.id, d.endpoint_id, d.next_attempt_at from webhook_deliveries as d
-       where ${due}
-         and not exists (select 1 from busy as b where b.team_id = d.team_id and b.endpoint_id = d.endpoint_id and b.n >= ${claim.perEndpoint})
-       order by d.next_attempt_at
-       limit ${claim.scan}
-       ${lock}
-    ),
-    ranked as (
-      select c.team_id, c.id, c.next_attempt_at,
-             row_number() over (partition by c.team_id, c.endpoint_id order by c.next_attempt_at, c.id) + coalesce(b.n, 0) as slot
-        from candidates as c left join busy as b on b.team_id = c.team_id and b.endpoint_id = c.endpoint_id
-    )
-    update webhook_deliveries
-       set state = 'sending', locked_by = ${claim.owner}, locked_until = ${leaseUntil},
-           attempts = attempts + 1, updated_at = ${now}
-     where (team_id, id) in (select team_id, id from ranked where slot <= ${claim.perEndpoint} order by slot, next_attempt_at limit ${claim.limit})
-       and ${due}
-    returning *`.execute(db);
-  return result.rows;
+export function claimDueDeliveriesLocking(rowLock: RawBuilder<unknown>) {
+  return async (db: Executor, claim: DeliveryClaim): Promise<WebhookDeliveryRow[]> => {
+    const now = claim.now.toISOString();
+    if (claim.limit <= 0 || !(await anyDueRow(db, 'webhook_deliveries', now))) return [];
+    const leaseUntil = new Date(claim.now.getTime() + claim.leaseMs).toISOString();
+    const due = dueCondition(now);
+    const result = await sql<WebhookDeliveryRow>`
+      with busy as (
+        select team_id, endpoint_id, count(*) as n from webhook_deliveries
+         where state = 'sending' and locked_until > ${now}
+         group by team_id, endpoint_id
+      ),
+      candidates as (
+        select d.team_id, d.id, d.endpoint_id, d.next_attempt_at from webhook_deliveries as d
+         where ${due}
+           and not exists (select 1 from busy as b where b.team_id = d.team_id and b.endpoint_id = d.endpoint_id and b.n >= ${claim.perEndpoint})
+         order by d.next_attempt_at
+         limit ${claim.scan}
+         ${rowLock}
+      ),
+      ranked as (
+        select c.team_id, c.id, c.next_attempt_at,
+               row_number() over (partition by c.team_id, c.endpoint_id order by c.next_attempt_at, c.id) + coalesce(b.n, 0) as slot
+          from candidates as c left join busy as b on b.team_id = c.team_id and b.endpoint_id = c.endpoint_id
+      )
+      update webhook_deliveries
+         set state = 'sending', locked_by = ${claim.owner}, locked_until = ${leaseUntil},
+             attempts = attempts + 1, updated_at = ${now}
+       where (team_id, id) in (select team_id, id from ranked where slot <= ${claim.perEndpoint} order by slot, next_attempt_at limit ${claim.limit})
+         and ${due}
+      returning *`.execute(db);
+    return result.rows;
+  };
 }
 
 /** Records an attempt's result on the delivery while `owner` still holds its lease. */
