@@ -108,7 +108,7 @@ function bootstrapFile(dir: string): string {
   const huge = { per_sec: 2_000_000_000, per_min: 2_000_000_000, per_day: 2_000_000_000 };
   const file = path.join(dir, 'bench-bootstrap.json');
   const content = {
-    tariffs: { bench: { max_organizations: 10, max_api_keys: 10, key_rate: huge, team_rate: huge, emails_per_day: 2_000_000_000, external_share: true } },
+    tariffs: { bench: { max_organizations: 10, max_api_keys: 10, key_rate: huge, team_rate: huge, emails_per_day: 2_000_000_000, external_share: true, max_storage_mb: 16_777_216 } },
     teams: [
       {
         id: 'bench',

@@ -139,7 +139,7 @@ export async function runScaleOut(): Promise<void> {
   fs.writeFileSync(
     bootstrap,
     JSON.stringify({
-      tariffs: { bench: { max_organizations: 10, max_api_keys: 10, key_rate: huge, team_rate: huge, emails_per_day: 2_000_000_000, external_share: true } },
+      tariffs: { bench: { max_organizations: 10, max_api_keys: 10, key_rate: huge, team_rate: huge, emails_per_day: 2_000_000_000, external_share: true, max_storage_mb: 16_777_216 } },
       teams: [
         {
           id: 'bench',
