@@ -15,24 +15,24 @@ import type { EdoService, EdoSync } from '../edo/index.js';
 import type { DeliveryReport, NotificationService } from '../notifications/index.js';
 import type { LinkBases } from '../links/index.js';
 import type { AuthContext } from '../teams/index.js';
-import { parseWriteEnvelope, type WriteEnvelope } from './envelope.js';
+import { parseWriteEnvelope, type WriteEnvelope } from './rules/envelope.js';
 import { requestHash } from '../../shared/request-hash.js';
-import { IdempotencyStore, type ClaimInWrite } from './idempotency.js';
+import { IdempotencyStore, type ClaimInWrite } from './write/idempotency.js';
 import type { InvoiceList, InvoiceRevisionDetail, InvoiceRevisionList, ListQuery, RevisionsQuery } from './invoice-requests.schemas.js';
-import { WriteEffects, type PgCreateParts, type QueuedEffects } from './invoice.effects.js';
-import { newDocumentEvents, quietUpdateEvents, recordRestriction, recordWriteEvents } from './invoice-events.js';
-import { DemoDocuments } from './invoice.read.js';
+import { WriteEffects, type PgCreateParts, type QueuedEffects } from './write/write-effects.js';
+import { newDocumentEvents, quietUpdateEvents, recordRestriction, recordWriteEvents } from './write/write-events.js';
+import { DemoDocuments } from './read/read-views.js';
 import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
-import { buildInvoiceResponse, etagOf, totalsOf, type ViewContext } from './invoice.view.js';
-import type { DocumentTotals } from './totals.js';
-import { InvoiceReader, viewContextFor, type ListSerializers, type ReadCacheBudget } from './invoice.reader.js';
-import type { WriteOutcome } from './invoice.model.js';
-import * as repo from './invoice.repository.js';
-import { SellerReferences } from './seller.js';
-import { canMoveSellerStatus, isLocked, type SellerStatus } from './statuses.js';
-import { planShareLinkSync, syncShareLinks, newShareLinks } from './share-links.js';
-import { findTooDeepPath } from './prohibited.js';
-import { INVOICE_LIMITS, requisiteWarnings, toApiError, validateInvoice, type NormalizedInvoice, type ValidationIssue } from './validation.js';
+import { buildInvoiceResponse, etagOf, totalsOf, type ViewContext } from './view/invoice-view.js';
+import type { DocumentTotals } from './rules/totals.js';
+import { InvoiceReader, viewContextFor, type ListSerializers, type ReadCacheBudget } from './read/invoice-reader.js';
+import type { WriteOutcome } from './model/invoice.model.js';
+import * as repo from './store/invoice-repository.js';
+import { SellerReferences } from './write/seller-references.js';
+import { canMoveSellerStatus, isLocked, type SellerStatus } from './rules/statuses.js';
+import { planShareLinkSync, syncShareLinks, newShareLinks } from './write/share-links.js';
+import { findTooDeepPath } from './rules/prohibited.js';
+import { INVOICE_LIMITS, requisiteWarnings, toApiError, validateInvoice, type NormalizedInvoice, type ValidationIssue } from './rules/validation.js';
 
 /** A document that passed validation, with its warnings. */
 interface Validated {
@@ -57,7 +57,7 @@ import {
   type PreparedWrite,
   type RequestInfo,
   type WriteValues,
-} from './invoice.write.js';
+} from './write/write-values.js';
 import { extended } from '../../shared/objects.js';
 
 export type { Editor, RequestInfo, WriteValues };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { spelledOut } from '../../../src/modules/invoices/amount-in-words.fast.js';
-import { amountInWords, amountInWordsByLibrary, type AmountInWordsCurrency } from '../../../src/modules/invoices/amount-in-words.js';
+import { spelledOut } from '../../../src/modules/invoices/rules/amount-in-words.fast.js';
+import { amountInWords, amountInWordsByLibrary, type AmountInWordsCurrency } from '../../../src/modules/invoices/rules/amount-in-words.js';
 
 describe('amountInWords: RUB', () => {
   it.each([

@@ -8,7 +8,7 @@ import {
   isValidKpp,
   isValidOgrn,
   isValidOgrnip,
-} from '../../../src/modules/invoices/checksums.js';
+} from '../../../src/modules/invoices/rules/checksums.js';
 
 /** Every string that differs from `s` in exactly one digit. */
 function oneDigitChanges(s: string): string[] {

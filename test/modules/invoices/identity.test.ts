@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IdempotencyStore } from '../../../src/modules/invoices/idempotency.js';
+import { IdempotencyStore } from '../../../src/modules/invoices/write/idempotency.js';
 import { groupCommitFor } from '../../../src/db/group-commit.js';
 import { statementsDuring } from '../../helpers/statements.js';
 import { requestHash } from '../../../src/shared/request-hash.js';

@@ -14,7 +14,7 @@ import {
   rotateShareLinks,
   touchDocument,
 } from '../../../src/modules/invoices/index.js';
-import { ListPageCache } from '../../../src/modules/invoices/invoice.detail-cache.js';
+import { ListPageCache } from '../../../src/modules/invoices/read/read-caches.js';
 import { callerStatementStats } from '../../../src/modules/teams/teams.repository.js';
 import { threeNodesOnOneDatabase, type TestApp, type ThreeNodes } from '../../helpers/app.js';
 import { usingPostgres } from '../../helpers/db.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import iconv from 'iconv-lite';
-import { buildPaymentQrPayload, qrPayloadBytes, qrPayloadEncoding, QrPayloadError, type PaymentQrInput } from '../../../src/modules/invoices/qr-payload.js';
+import { buildPaymentQrPayload, qrPayloadBytes, qrPayloadEncoding, QrPayloadError, type PaymentQrInput } from '../../../src/modules/invoices/rules/qr-payload.js';
 
 const REFERENCE_EXAMPLE =
   'ST00012|Name=ООО «Три кита»|PersonalAcc=40702810138250123017|BankName=ПАО СБЕРБАНК|BIC=044525225|' +

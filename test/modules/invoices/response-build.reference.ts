@@ -5,7 +5,7 @@
  */
 import type { InvoiceRow, ShareLinkRow } from '../../../src/db/types.js';
 import { apiDocumentUrl, portalUrls, qrUrls, shareUrls } from '../../../src/modules/links/index.js';
-import { amountInWords, type AmountInWordsCurrency } from '../../../src/modules/invoices/amount-in-words.js';
+import { amountInWords, type AmountInWordsCurrency } from '../../../src/modules/invoices/rules/amount-in-words.js';
 import type { InvoiceWriteResponse } from '../../../src/modules/invoices/invoice.schemas.js';
 import {
   DOCUMENT_KIND,
@@ -17,7 +17,7 @@ import {
   statusBlock,
   totalsOf,
   type ViewContext,
-} from '../../../src/modules/invoices/invoice.view.js';
+} from '../../../src/modules/invoices/view/invoice-view.js';
 import { toMinorUnits as minorUnits } from '../../../src/shared/money.js';
 
 type Doc = Parameters<typeof totalsOf>[0];

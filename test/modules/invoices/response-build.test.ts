@@ -9,7 +9,7 @@ import fastJson from 'fast-json-stringify';
 import { describe, expect, it } from 'vitest';
 import type { InvoiceRow, ShareLinkRow } from '../../../src/db/types.js';
 import { InvoiceDetail, InvoiceWriteResponse } from '../../../src/modules/invoices/invoice.schemas.js';
-import { buildInvoiceResponse, totalsOf, type ViewContext } from '../../../src/modules/invoices/invoice.view.js';
+import { buildInvoiceResponse, totalsOf, type ViewContext } from '../../../src/modules/invoices/view/invoice-view.js';
 import { emptyOutcome } from '../../../src/modules/notifications/index.js';
 import type { Tariff } from '../../../src/modules/teams/index.js';
 import { referenceInvoiceResponse } from './response-build.reference.js';

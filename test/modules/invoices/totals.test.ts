@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { decimalToMinorUnits, formatMoney, fromMinorUnits, toMinorUnits } from '../../../src/shared/money.js';
-import { computeTotals, decimalTotals, integerTotals, lineAmount, type TotalsItemInput } from '../../../src/modules/invoices/totals.js';
+import { computeTotals, decimalTotals, integerTotals, lineAmount, type TotalsItemInput } from '../../../src/modules/invoices/rules/totals.js';
 
 const onTop = { pricesIncludeVat: false } as const;
 const included = { pricesIncludeVat: true } as const;

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { teamListState } from '../../../src/db/document-counts.js';
-import * as repo from '../../../src/modules/invoices/invoice.repository.js';
+import * as repo from '../../../src/modules/invoices/store/invoice-repository.js';
 import { rotateShareLinks } from '../../../src/modules/invoices/index.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { usingPostgres } from '../../helpers/db.js';

@@ -5,8 +5,8 @@
  */
 import type { Db } from '../../../src/db/database.js';
 import type { InvoiceRow, ShareLinkRow } from '../../../src/db/types.js';
-import * as repo from '../../../src/modules/invoices/invoice.repository.js';
-import { newShareLinks, syncShareLinks } from '../../../src/modules/invoices/share-links.js';
+import * as repo from '../../../src/modules/invoices/store/invoice-repository.js';
+import { newShareLinks, syncShareLinks } from '../../../src/modules/invoices/write/share-links.js';
 import type { DeliveryReport, NotificationService, PendingNotifications } from '../../../src/modules/notifications/index.js';
 import type { LinkBases } from '../../../src/modules/links/index.js';
 import { applyBootstrap, parseBootstrap } from '../../../src/modules/teams/bootstrap.js';

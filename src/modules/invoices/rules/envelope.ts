@@ -12,7 +12,7 @@
  *   `invoice` other than the envelope's are allowed and ignored (spec: additional properties).
  * - `actor_login` is trimmed; blank or null means "not given". null flags mean "not given".
  */
-import { ApiError } from '../../shared/errors.js';
+import { ApiError } from '../../../shared/errors.js';
 
 export type WriteMethod = 'POST' | 'PUT';
 

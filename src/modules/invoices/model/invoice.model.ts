@@ -3,12 +3,12 @@
  * document and a write's outcome. Types only, so every file of the module can import them
  * without importing the service.
  */
-import type { Currency } from '../../shared/reference.js';
-import type { ApiRecipientInput } from './invoice-requests.schemas.js';
-import type { InvoiceWriteResponse, ValidationIssue } from './invoice.schemas.js';
+import type { Currency } from '../../../shared/reference.js';
+import type { ApiRecipientInput } from '../invoice-requests.schemas.js';
+import type { InvoiceWriteResponse, ValidationIssue } from '../invoice.schemas.js';
 
 export type { ValidationIssue };
-import type { SellerStatus } from './statuses.js';
+import type { SellerStatus } from '../rules/statuses.js';
 
 export interface Party {
   name?: string;

@@ -7,7 +7,7 @@
  * requisites from the organization, so the warnings describe what is actually printed.
  */
 import { isValidAccountForBik, isValidBik, isValidCorrAccountForBik, isValidInn, isValidKpp, isValidOgrn, isValidOgrnip } from './checksums.js';
-import type { ValidationIssue } from './invoice.model.js';
+import type { ValidationIssue } from '../model/invoice.model.js';
 
 const ACCOUNT = /^\d{20}$/;
 

@@ -3,11 +3,11 @@
  * (deduplicated by address), each with its own random token of 128 bits. A recipient keeps
  * its token across updates; a recipient no longer listed loses its link.
  */
-import type { Executor } from '../../db/database.js';
-import type { ShareLinkRow } from '../../db/types.js';
-import { sortableToken } from '../../shared/tokens.js';
-import * as repo from './invoice.repository.js';
-import type { ApiRecipient } from './invoice.model.js';
+import type { Executor } from '../../../db/database.js';
+import type { ShareLinkRow } from '../../../db/types.js';
+import { sortableToken } from '../../../shared/tokens.js';
+import * as repo from '../store/invoice-repository.js';
+import type { ApiRecipient } from '../model/invoice.model.js';
 
 interface Recipient {
   email: string;

@@ -29,19 +29,19 @@
  * - More than 1000 items is one `too_many_items` error; the lines are then not checked one by
  *   one, which would only multiply errors for a document that must be split anyway.
  */
-import { ApiError } from '../../shared/errors.js';
-import { CURRENCY_CODES, type Currency } from '../../shared/reference.js';
+import { ApiError } from '../../../shared/errors.js';
+import { CURRENCY_CODES, type Currency } from '../../../shared/reference.js';
 import { isValidEdoParticipantId } from './checksums.js';
 import { findBoundViolations } from './bounds.js';
 import { findProhibitedFields, MAX_REPORTED_ISSUES } from './prohibited.js';
 import { requisiteWarnings } from './requisites.js';
-import type { ApiRecipient, InvoiceDirection, NormalizedInvoice, NormalizedItem, Party, ValidationIssue } from './invoice.model.js';
+import type { ApiRecipient, InvoiceDirection, NormalizedInvoice, NormalizedItem, Party, ValidationIssue } from '../model/invoice.model.js';
 import { SELLER_STATUSES, type SellerStatus } from './statuses.js';
 import { INVOICE_LIMITS as L, IssueCollector, isBlank, isRecord, readBoolean, readDate, readEnum, readNumber, readString } from './validation-fields.js';
 
 export { requisiteWarnings } from './requisites.js';
 export { INVOICE_LIMITS } from './validation-fields.js';
-export type { ApiRecipient, InvoiceDirection, NormalizedInvoice, NormalizedItem, Party, ValidationIssue } from './invoice.model.js';
+export type { ApiRecipient, InvoiceDirection, NormalizedInvoice, NormalizedItem, Party, ValidationIssue } from '../model/invoice.model.js';
 
 export interface InvoiceValidationSuccess {
   ok: true;

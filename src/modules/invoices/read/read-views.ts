@@ -1,20 +1,20 @@
 /** Read-side shapes: list items, revision lists and the demo mode's sample documents. */
-import type { InvoiceRevisionRow, InvoiceRow, InvoiceRow as Row, ShareLinkRow } from '../../db/types.js';
-import { ApiError } from '../../shared/errors.js';
-import { shareUrls, type LinkBases } from '../links/index.js';
-import { DEMO_CATALOG_DATA, DEMO_TEAM_ID, type AuthContext, type Tariff } from '../teams/index.js';
-import { DEMO_CREATED_AT, DEMO_SAMPLE_PAYLOAD, DEMO_SHARE_TOKENS } from './demo.js';
-import type { InvoiceList, InvoiceRevisionDetail, InvoiceRevisionList } from './invoice-requests.schemas.js';
-import type { InvoiceListRow, RevisionSummaryRow } from './invoice.repository.js';
-import type { InvoiceDetail } from './invoice.schemas.js';
-import { emptyOutcome } from '../notifications/index.js';
-import { buildInvoiceResponse, etagOf, serviceRestriction, statusBlock, totalsOf } from './invoice.view.js';
-import { resolveSellerFrom, type ResolvedSeller } from './seller.js';
-import { uniqueRecipients } from './share-links.js';
-import type { ApiRecipient, Party } from './invoice.model.js';
-import type { RequestInfo, WriteValues } from './invoice.write.js';
-import { validateInvoice } from './validation.js';
-import { normalizeSearchText } from '../../db/text-search.js';
+import type { InvoiceRevisionRow, InvoiceRow, InvoiceRow as Row, ShareLinkRow } from '../../../db/types.js';
+import { ApiError } from '../../../shared/errors.js';
+import { shareUrls, type LinkBases } from '../../links/index.js';
+import { DEMO_CATALOG_DATA, DEMO_TEAM_ID, type AuthContext, type Tariff } from '../../teams/index.js';
+import { DEMO_CREATED_AT, DEMO_SAMPLE_PAYLOAD, DEMO_SHARE_TOKENS } from './demo-data.js';
+import type { InvoiceList, InvoiceRevisionDetail, InvoiceRevisionList } from '../invoice-requests.schemas.js';
+import type { InvoiceListRow, RevisionSummaryRow } from '../store/invoice-repository.js';
+import type { InvoiceDetail } from '../invoice.schemas.js';
+import { emptyOutcome } from '../../notifications/index.js';
+import { buildInvoiceResponse, etagOf, serviceRestriction, statusBlock, totalsOf } from '../view/invoice-view.js';
+import { resolveSellerFrom, type ResolvedSeller } from '../write/seller-references.js';
+import { uniqueRecipients } from '../write/share-links.js';
+import type { ApiRecipient, Party } from '../model/invoice.model.js';
+import type { RequestInfo, WriteValues } from '../write/write-values.js';
+import { validateInvoice } from '../rules/validation.js';
+import { normalizeSearchText } from '../../../db/text-search.js';
 
 export function buildListItem(r: InvoiceListRow, bases: LinkBases, tariff: Tariff): InvoiceList['items'][number] {
   const restriction = serviceRestriction(tariff) || (r.service_status === 'restricted' ? r.service_status_reason : '');

@@ -3,19 +3,19 @@
  * Pure: links, totals, QR and labels are derived here and nowhere else, so GET, create,
  * update and demo mode answer alike.
  */
-import type { EdoSync } from '../edo/index.js';
-import type { InvoiceRow, ShareLinkRow } from '../../db/types.js';
-import { formatDateShortRu } from '../../shared/ru-format.js';
-import { amountInWords, type AmountInWordsCurrency } from './amount-in-words.js';
-import { buildPaymentQrPayload, qrPayloadEncoding, QrPayloadError } from './qr-payload.js';
-import { apiDocumentUrl, portalUrls, qrUrls, shareUrls, type LinkBases } from '../links/index.js';
-import type { Tariff } from '../teams/index.js';
-import type { InvoiceWriteResponse, QrOffReason } from './invoice.schemas.js';
-import { BUYER_STATUSES, SELLER_STATUSES, SERVICE_STATUSES, type BuyerStatus, type SellerStatus, type ServiceStatus } from './statuses.js';
-import { requisiteWarnings } from './requisites.js';
-import { toMinorUnits as minorUnits } from '../../shared/money.js';
-import { computeTotals, type DocumentTotals } from './totals.js';
-import { extended } from '../../shared/objects.js';
+import type { EdoSync } from '../../edo/index.js';
+import type { InvoiceRow, ShareLinkRow } from '../../../db/types.js';
+import { formatDateShortRu } from '../../../shared/ru-format.js';
+import { amountInWords, type AmountInWordsCurrency } from '../rules/amount-in-words.js';
+import { buildPaymentQrPayload, qrPayloadEncoding, QrPayloadError } from '../rules/qr-payload.js';
+import { apiDocumentUrl, portalUrls, qrUrls, shareUrls, type LinkBases } from '../../links/index.js';
+import type { Tariff } from '../../teams/index.js';
+import type { InvoiceWriteResponse, QrOffReason } from '../invoice.schemas.js';
+import { BUYER_STATUSES, SELLER_STATUSES, SERVICE_STATUSES, type BuyerStatus, type SellerStatus, type ServiceStatus } from '../rules/statuses.js';
+import { requisiteWarnings } from '../rules/requisites.js';
+import { toMinorUnits as minorUnits } from '../../../shared/money.js';
+import { computeTotals, type DocumentTotals } from '../rules/totals.js';
+import { extended } from '../../../shared/objects.js';
 
 export const DOCUMENT_KIND = 'invoice';
 export const KIND_VERSION = '1';

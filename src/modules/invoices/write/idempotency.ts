@@ -31,15 +31,15 @@
  * record of the key (`claimKey`).
  */
 import type { Selectable, Transaction } from 'kysely';
-import { dialectOf, type Db, type Executor } from '../../db/database.js';
-import { isUniqueViolation } from '../../db/errors.js';
-import { groupCommitFor, type GroupCommit } from '../../db/group-commit.js';
-import type { Database, IdempotencyKeysTable } from '../../db/types.js';
-import { ApiError } from '../../shared/errors.js';
-import { isoNow, type Clock } from '../../shared/clock.js';
-import type { InvoiceWriteResponse } from './invoice.schemas.js';
-import type { WriteOutcome } from './invoice.model.js';
-import * as repo from './idempotency.repository.js';
+import { dialectOf, type Db, type Executor } from '../../../db/database.js';
+import { isUniqueViolation } from '../../../db/errors.js';
+import { groupCommitFor, type GroupCommit } from '../../../db/group-commit.js';
+import type { Database, IdempotencyKeysTable } from '../../../db/types.js';
+import { ApiError } from '../../../shared/errors.js';
+import { isoNow, type Clock } from '../../../shared/clock.js';
+import type { InvoiceWriteResponse } from '../invoice.schemas.js';
+import type { WriteOutcome } from '../model/invoice.model.js';
+import * as repo from '../store/idempotency-repository.js';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
 /** Far longer than any create takes; a claim this old has no live owner. */

@@ -10,8 +10,8 @@
  * ETag stay (docs/api.md, section 8). Scoped by team.
  */
 import { sql } from 'kysely';
-import type { Executor } from '../../db/database.js';
-import type { Notifications } from '../notifications/index.js';
+import type { Executor } from '../../../db/database.js';
+import type { Notifications } from '../../notifications/index.js';
 import { recordedEmails, recordedSends, takeRecordedEmails, takeRecordedSend } from './recorded-sends.js';
 
 const MAX_TRIES = 5;

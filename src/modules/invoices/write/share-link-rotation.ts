@@ -6,10 +6,10 @@
  * epoch moves on in the same transaction, which ends every portal link signed before (the
  * next API response carries new ones). Rotating INVOICING_SECRET ends all of them at once.
  */
-import type { Db } from '../../db/database.js';
-import type { ShareLinkRow } from '../../db/types.js';
-import { sortableToken } from '../../shared/tokens.js';
-import * as repo from './invoice.repository.js';
+import type { Db } from '../../../db/database.js';
+import type { ShareLinkRow } from '../../../db/types.js';
+import { sortableToken } from '../../../shared/tokens.js';
+import * as repo from '../store/invoice-repository.js';
 
 export interface RotatedLinks {
   teamId: string;

@@ -15,7 +15,7 @@
 import { longerThan } from './validation-fields.js';
 import { FIELD_MAX_LENGTH, INVOICE_LIMITS as L } from './limits.js';
 import { pathOf, walkJson, type JsonNode } from './prohibited.js';
-import type { ValidationIssue } from './invoice.model.js';
+import type { ValidationIssue } from '../model/invoice.model.js';
 
 
 export { FIELD_MAX_LENGTH };

@@ -3,21 +3,21 @@
  * shared by create, update and demo dry-runs. Pure: no database, no clock.
  */
 
-import type { InvoiceRow } from '../../db/types.js';
-import { normalizeSearchText } from '../../db/text-search.js';
-import { ApiError } from '../../shared/errors.js';
-import { emptyOutcome, recordedOutcome } from '../notifications/index.js';
-import type { AuthContext } from '../teams/index.js';
-import type { WriteEnvelope } from './envelope.js';
-import type { InvoiceWriteResponse } from './invoice.schemas.js';
-import { requestHash } from '../../shared/request-hash.js';
-import type { EdoSyncRequest } from '../edo/index.js';
-import { documentTitle, etagOf, serviceRestriction } from './invoice.view.js';
-import type { DocumentTotals } from './totals.js';
-import type { ResolvedSeller } from './seller.js';
-import type { SellerStatus } from './statuses.js';
-import type { NormalizedInvoice, ValidationIssue } from './invoice.model.js';
-import { extended } from '../../shared/objects.js';
+import type { InvoiceRow } from '../../../db/types.js';
+import { normalizeSearchText } from '../../../db/text-search.js';
+import { ApiError } from '../../../shared/errors.js';
+import { emptyOutcome, recordedOutcome } from '../../notifications/index.js';
+import type { AuthContext } from '../../teams/index.js';
+import type { WriteEnvelope } from '../rules/envelope.js';
+import type { InvoiceWriteResponse } from '../invoice.schemas.js';
+import { requestHash } from '../../../shared/request-hash.js';
+import type { EdoSyncRequest } from '../../edo/index.js';
+import { documentTitle, etagOf, serviceRestriction } from '../view/invoice-view.js';
+import type { DocumentTotals } from '../rules/totals.js';
+import type { ResolvedSeller } from './seller-references.js';
+import type { SellerStatus } from '../rules/statuses.js';
+import type { NormalizedInvoice, ValidationIssue } from '../model/invoice.model.js';
+import { extended } from '../../../shared/objects.js';
 
 export interface RequestInfo {
   host: string;

@@ -30,7 +30,7 @@ import {
   qrPayloadBytes,
   qrPayloadEncoding,
   type QrEncoding,
-} from '../../shared/qr-encoding.js';
+} from '../../../shared/qr-encoding.js';
 
 export type QrPayloadErrorCode = 'missing_required' | 'invalid_value' | 'no_free_separator' | 'required_block_too_long';
 

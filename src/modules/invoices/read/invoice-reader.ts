@@ -3,22 +3,22 @@
  * input read from the database is what the cached text was built from), the list, revisions.
  * Split from invoice.service.ts along the read/write seam; the service delegates to it.
  */
-import { dialectOf, type Db } from '../../db/database.js';
-import type { ReadThreads } from '../../db/read-threads.js';
-import { ApiError } from '../../shared/errors.js';
-import type { Clock } from '../../shared/clock.js';
-import type { EdoSync } from '../edo/index.js';
-import { portalExpiry, type LinkBases } from '../links/index.js';
-import type { AuthContext } from '../teams/index.js';
-import type { InvoiceList, InvoiceRevisionDetail, InvoiceRevisionList, ListQuery, RevisionsQuery } from './invoice-requests.schemas.js';
-import { DetailCache, ListItemCache, ListPageCache, ListTotalCache, type DetailInputs } from './invoice.detail-cache.js';
-import type { WriteEffects } from './invoice.effects.js';
-import { buildListItem, buildRevisionDetail, buildRevisionList, type DemoDocuments } from './invoice.read.js';
-import * as repo from './invoice.repository.js';
-import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
-import { buildInvoiceResponse, etagOf, type ViewContext } from './invoice.view.js';
-import { notFound, storedNotifications, type RequestInfo } from './invoice.write.js';
-import { extended } from '../../shared/objects.js';
+import { dialectOf, type Db } from '../../../db/database.js';
+import type { ReadThreads } from '../../../db/read-threads.js';
+import { ApiError } from '../../../shared/errors.js';
+import type { Clock } from '../../../shared/clock.js';
+import type { EdoSync } from '../../edo/index.js';
+import { portalExpiry, type LinkBases } from '../../links/index.js';
+import type { AuthContext } from '../../teams/index.js';
+import type { InvoiceList, InvoiceRevisionDetail, InvoiceRevisionList, ListQuery, RevisionsQuery } from '../invoice-requests.schemas.js';
+import { DetailCache, ListItemCache, ListPageCache, ListTotalCache, type DetailInputs } from './read-caches.js';
+import type { WriteEffects } from '../write/write-effects.js';
+import { buildListItem, buildRevisionDetail, buildRevisionList, type DemoDocuments } from './read-views.js';
+import * as repo from '../store/invoice-repository.js';
+import type { InvoiceDetail, InvoiceWriteResponse } from '../invoice.schemas.js';
+import { buildInvoiceResponse, etagOf, type ViewContext } from '../view/invoice-view.js';
+import { notFound, storedNotifications, type RequestInfo } from '../write/write-values.js';
+import { extended } from '../../../shared/objects.js';
 
 export interface InvoiceReaderDeps {
   db: Db;

@@ -19,7 +19,7 @@
  * stack, and stop at a depth limit, so even a cyclic in-memory object terminates.
  */
 import { Buffer } from 'node:buffer';
-import type { ValidationIssue } from './invoice.model.js';
+import type { ValidationIssue } from '../model/invoice.model.js';
 
 /** The six fields the spec names; `[]` stands for any array index. */
 export const NAMED_PROHIBITED_FIELDS = [

@@ -18,9 +18,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
-import type { InvoiceRow, ShareLinkRow } from '../../db/types.js';
-import { byteBoundedCache, rowBytes, stringBytes, type ByteBudget } from '../../shared/byte-cache.js';
-import type { EdoSync } from '../edo/index.js';
+import type { InvoiceRow, ShareLinkRow } from '../../../db/types.js';
+import { byteBoundedCache, rowBytes, stringBytes, type ByteBudget } from '../../../shared/byte-cache.js';
+import type { EdoSync } from '../../edo/index.js';
 
 /** The inputs of one detail response that are not per request. */
 export interface DetailInputs {

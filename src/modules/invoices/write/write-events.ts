@@ -2,9 +2,9 @@
  * The events a document write records, inside its transaction (issue 15): created or updated,
  * the seller status's move, and the document becoming restricted.
  */
-import type { Executor } from '../../db/database.js';
-import type { InvoiceRow } from '../../db/types.js';
-import { recordEvent, type DocumentEventInput } from '../events/index.js';
+import type { Executor } from '../../../db/database.js';
+import type { InvoiceRow } from '../../../db/types.js';
+import { recordEvent, type DocumentEventInput } from '../../events/index.js';
 
 /** `invoice.created` of a new document. */
 function createdEvent(row: InvoiceRow, now: string): DocumentEventInput<'invoice.created'> {

@@ -4,13 +4,13 @@
  * payload omits from the organization and its default bank account.
  */
 import type { LRUCache } from 'lru-cache';
-import type { Executor } from '../../db/database.js';
-import { byteBoundedCache, jsonBytes, type ByteBudget } from '../../shared/byte-cache.js';
-import type { BankAccountRow, OrganizationRow } from '../../db/types.js';
-import { ApiError } from '../../shared/errors.js';
-import { listBankAccounts, listOrganizations, organizationsWithinLimit } from '../teams/index.js';
-import type { Party } from './invoice.model.js';
-import { extended } from '../../shared/objects.js';
+import type { Executor } from '../../../db/database.js';
+import { byteBoundedCache, jsonBytes, type ByteBudget } from '../../../shared/byte-cache.js';
+import type { BankAccountRow, OrganizationRow } from '../../../db/types.js';
+import { ApiError } from '../../../shared/errors.js';
+import { listBankAccounts, listOrganizations, organizationsWithinLimit } from '../../teams/index.js';
+import type { Party } from '../model/invoice.model.js';
+import { extended } from '../../../shared/objects.js';
 
 export interface ResolvedSeller {
   organization: OrganizationRow;

@@ -6,12 +6,12 @@
  *
  * Every string in the model is plain text: renderers escape it (HTML) or draw it (PDF).
  */
-import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
-import { BUYER_STATUSES, SELLER_STATUSES, SERVICE_STATUSES } from './statuses.js';
-import { formatMoney, fromMinorUnits } from '../../shared/money.js';
-import { computeTotals, type TotalsItemInput } from './totals.js';
-import { AMOUNT_IN_WORDS_CURRENCIES, amountInWords, type AmountInWordsCurrency } from './amount-in-words.js';
-import { currencyShortRu, formatDateLongRu, formatDateShortRu, formatMoneyRu, formatPercentRu, formatPriceRu, formatQtyRu } from '../../shared/ru-format.js';
+import type { InvoiceDetail, InvoiceWriteResponse } from '../invoice.schemas.js';
+import { BUYER_STATUSES, SELLER_STATUSES, SERVICE_STATUSES } from '../rules/statuses.js';
+import { formatMoney, fromMinorUnits } from '../../../shared/money.js';
+import { computeTotals, type TotalsItemInput } from '../rules/totals.js';
+import { AMOUNT_IN_WORDS_CURRENCIES, amountInWords, type AmountInWordsCurrency } from '../rules/amount-in-words.js';
+import { currencyShortRu, formatDateLongRu, formatDateShortRu, formatMoneyRu, formatPercentRu, formatPriceRu, formatQtyRu } from '../../../shared/ru-format.js';
 
 export interface PrintParty {
   name: string;

@@ -7,12 +7,12 @@
  * row, taking the record with a conditional update so that they are written once.
  */
 import { sql } from 'kysely';
-import type { Executor } from '../../db/database.js';
-import type { InvoiceRow } from '../../db/types.js';
-import type { RecordedSend, RecordedSendRef } from '../edo/index.js';
-import { recordedOutcome, type RecordedEmails, type RecordedEmailsRef } from '../notifications/index.js';
-import type { NormalizedInvoice } from './invoice.model.js';
-import { edoSyncRequest } from './invoice.write.js';
+import type { Executor } from '../../../db/database.js';
+import type { InvoiceRow } from '../../../db/types.js';
+import type { RecordedSend, RecordedSendRef } from '../../edo/index.js';
+import { recordedOutcome, type RecordedEmails, type RecordedEmailsRef } from '../../notifications/index.js';
+import type { NormalizedInvoice } from '../model/invoice.model.js';
+import { edoSyncRequest } from './write-values.js';
 
 /**
  * The send `row`'s create recorded (as job `jobId`), as the create built it: the row is still

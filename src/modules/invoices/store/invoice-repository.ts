@@ -1,16 +1,16 @@
 /** SQL of the documents module. Every function takes the executor first and the team. */
 import { CompiledQuery, sql, type Compilable, type Insertable, type Kysely, type QueryCreator } from 'kysely';
-import type { Executor } from '../../db/database.js';
-import { addDocuments, addDocumentsQuery, pgAddDocumentsQuery, pgAddOneDocumentSql, teamDocumentCount, teamListState, teamMonthDocuments, type TeamListState } from '../../db/document-counts.js';
-import { edoJobsExistSql } from '../edo/index.js';
-import { documentEventQuery, pgDocumentEventsInsert, pgDocumentEventsInsertUnnest, type DocumentEventInput } from '../events/index.js';
-import { executeCompiled } from '../../db/direct-execution.js';
-import { modifiedSince, teamScope } from '../../db/list-plans.js';
-import { insertRows, insertRowsQuery, preparedQuery, preparedStatement } from '../../db/prepared-query.js';
-import { pgUnnestInsert, type PgGatePart, type PgStatementPart } from '../../db/pg-parts.js';
-import { nameStatement } from '../../db/pg-statements.js';
-import { retryPgConflicts } from '../../db/pg-retry.js';
-import { invoiceSearchMatches, probeTrigramTable, usesTrigramTable, type SearchPlan } from '../../db/text-search.js';
+import type { Executor } from '../../../db/database.js';
+import { addDocuments, addDocumentsQuery, pgAddDocumentsQuery, pgAddOneDocumentSql, teamDocumentCount, teamListState, teamMonthDocuments, type TeamListState } from '../../../db/document-counts.js';
+import { edoJobsExistSql } from '../../edo/index.js';
+import { documentEventQuery, pgDocumentEventsInsert, pgDocumentEventsInsertUnnest, type DocumentEventInput } from '../../events/index.js';
+import { executeCompiled } from '../../../db/direct-execution.js';
+import { modifiedSince, teamScope } from '../../../db/list-plans.js';
+import { insertRows, insertRowsQuery, preparedQuery, preparedStatement } from '../../../db/prepared-query.js';
+import { pgUnnestInsert, type PgGatePart, type PgStatementPart } from '../../../db/pg-parts.js';
+import { nameStatement } from '../../../db/pg-statements.js';
+import { retryPgConflicts } from '../../../db/pg-retry.js';
+import { invoiceSearchMatches, probeTrigramTable, usesTrigramTable, type SearchPlan } from '../../../db/text-search.js';
 import type {
   Database,
   InvoiceItemsTable,
@@ -19,8 +19,8 @@ import type {
   InvoicesTable,
   ShareLinkRow,
   ShareLinksTable,
-} from '../../db/types.js';
-import { extended } from '../../shared/objects.js';
+} from '../../../db/types.js';
+import { extended } from '../../../shared/objects.js';
 
 // The two reads of every GET detail, compiled once (src/db/prepared-query.ts).
 const invoiceById = preparedQuery<'teamId' | 'publicId', InvoiceRow>((db, p) =>

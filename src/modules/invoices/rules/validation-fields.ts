@@ -3,8 +3,8 @@
  * field each. Every reader reports into the collector and returns `undefined` when the value
  * is unusable, so the caller carries on and one pass reports every problem of the document.
  */
-import { toDecimal } from '../../shared/money.js';
-import type { ValidationIssue } from './invoice.model.js';
+import { toDecimal } from '../../../shared/money.js';
+import type { ValidationIssue } from '../model/invoice.model.js';
 import { INVOICE_LIMITS } from './limits.js';
 
 export { INVOICE_LIMITS };

@@ -10,7 +10,7 @@
  * - each line is rounded first, then lines are summed (no rounding on the total).
  * Every money value leaves as a string with exactly two decimals.
  */
-import { Decimal, fixed2, roundKopecks, toDecimal, toMinorUnits, type DecimalInput } from '../../shared/money.js';
+import { Decimal, fixed2, roundKopecks, toDecimal, toMinorUnits, type DecimalInput } from '../../../shared/money.js';
 
 export interface TotalsItemInput {
   qty: DecimalInput;

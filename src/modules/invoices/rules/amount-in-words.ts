@@ -13,7 +13,7 @@
  *   The adjective keeps a Belarusian invoice from reading as Russian rubles.
  */
 import numberToWordsRu from 'number-to-words-ru';
-import { Decimal, fixed2 } from '../../shared/money.js';
+import { Decimal, fixed2 } from '../../../shared/money.js';
 import { spelledOut } from './amount-in-words.fast.js';
 
 export const AMOUNT_IN_WORDS_CURRENCIES = ['RUB', 'USD', 'EUR', 'CNY', 'KZT', 'BYN'] as const;

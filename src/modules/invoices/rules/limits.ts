@@ -3,7 +3,7 @@
  * request schemas (the OpenAPI bounds) and by validation (the same bounds enforced with the
  * spec's error shape), so the two cannot drift.
  */
-import { STANDARD_VAT_PCTS } from '../../shared/reference.js';
+import { STANDARD_VAT_PCTS } from '../../../shared/reference.js';
 
 /**
  * Bounds of the document (operating contract §4 and the decisions in validation.ts). Exported

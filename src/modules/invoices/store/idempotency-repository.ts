@@ -3,10 +3,10 @@
  * request that inserted it (`state = pending`, `created_at` = its claim time); every later
  * write is fenced by that claim time, so a request whose claim lapsed changes nothing.
  */
-import type { Executor } from '../../db/database.js';
-import { insertRows, preparedQuery, preparedStatement } from '../../db/prepared-query.js';
+import type { Executor } from '../../../db/database.js';
+import { insertRows, preparedQuery, preparedStatement } from '../../../db/prepared-query.js';
 import type { Selectable } from 'kysely';
-import type { IdempotencyKeysTable } from '../../db/types.js';
+import type { IdempotencyKeysTable } from '../../../db/types.js';
 
 // The statements of every keyed create, compiled once (src/db/prepared-query.ts).
 const deleteExpired = preparedStatement<'teamId' | 'now', never>((db, p) =>

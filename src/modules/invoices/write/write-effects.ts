@@ -4,10 +4,10 @@
  * one bounded e-mail attempt and a wake-up of the EDO worker.
  */
 import type { Transaction } from 'kysely';
-import type { Database, InvoiceRow, ShareLinkRow } from '../../db/types.js';
-import type { Executor } from '../../db/database.js';
-import type { PgGatePart, PgStatementPart } from '../../db/pg-parts.js';
-import type { EdoService, EdoSync, FirstSync, PlannedSync } from '../edo/index.js';
+import type { Database, InvoiceRow, ShareLinkRow } from '../../../db/types.js';
+import type { Executor } from '../../../db/database.js';
+import type { PgGatePart, PgStatementPart } from '../../../db/pg-parts.js';
+import type { EdoService, EdoSync, FirstSync, PlannedSync } from '../../edo/index.js';
 import type {
   DeliveryReport,
   HeldTake,
@@ -16,11 +16,11 @@ import type {
   PendingNotifications,
   PlannedNotifications,
   PreparedNotifications,
-} from '../notifications/index.js';
-import type { AuthContext } from '../teams/index.js';
-import type { NewDocumentEffectsPg } from './invoice.repository.js';
-import { edoSyncRequest, type PreparedWrite } from './invoice.write.js';
-import { extended } from '../../shared/objects.js';
+} from '../../notifications/index.js';
+import type { AuthContext } from '../../teams/index.js';
+import type { NewDocumentEffectsPg } from '../store/invoice-repository.js';
+import { edoSyncRequest, type PreparedWrite } from './write-values.js';
+import { extended } from '../../../shared/objects.js';
 
 /** What a write queued, handed from inside its transaction to after the commit. */
 export interface QueuedEffects {
