@@ -14,10 +14,9 @@
  * The same rows carry `changes`, the team's list version (summed like `documents`), and
  * `team_month_counts` the documents per month of `date`: both kept by those triggers.
  */
-import { sql, type CompiledQuery, type QueryCreator, type RawBuilder } from 'kysely';
+import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
 import { dialectOf, type Executor } from './database.js';
 import { preparedQuery, preparedStatement } from './prepared-query.js';
-import type { Database } from './types.js';
 
 export const COUNTER_SHARDS = 16;
 
@@ -45,26 +44,13 @@ export function addDocumentsQuery(db: Executor, teamId: string, n: number): Comp
 }
 
 /**
- * PostgreSQL: `addDocuments` as a query not yet run (the transaction's shard, as above), for the caller to make
- * part of the statement that inserts the documents.
+ * PostgreSQL: `addDocuments` of one document as fixed SQL text (`teamParam` the team's
+ * placeholder, the transaction's shard as above), for a caller that writes one fixed
+ * statement (a named prepared one).
  */
-export function pgAddDocumentsQuery(qc: QueryCreator<Database>, teamId: string, n: number) {
-  const shard = sql<number>`mod(txid_current(), ${sql.lit(COUNTER_SHARDS)})::int`;
-  return qc
-    .insertInto('team_document_counts')
-    .values({ team_id: teamId, shard, documents: n })
-    .onConflict((oc) => oc.columns(['team_id', 'shard']).doUpdateSet({ documents: sql<number>`team_document_counts.documents + ${n}` }));
-}
-
-/**
- * PostgreSQL: `pgAddDocumentsQuery` for one document as fixed SQL text (`teamParam` the team's
- * placeholder), for a caller that writes one fixed statement (a named prepared one); under
- * `condition` (SQL) when given.
- */
-export function pgAddOneDocumentSql(teamParam: string, condition: string | null = null): string {
-  const row = `${teamParam}, mod(txid_current(), ${COUNTER_SHARDS})::int, 1`;
+export function pgAddOneDocumentSql(teamParam: string): string {
   return (
-    `insert into "team_document_counts" ("team_id", "shard", "documents") ${condition ? `select ${row} where ${condition}` : `values (${row})`} ` +
+    `insert into "team_document_counts" ("team_id", "shard", "documents") values (${teamParam}, mod(txid_current(), ${COUNTER_SHARDS})::int, 1) ` +
     'on conflict ("team_id", "shard") do update set "documents" = team_document_counts.documents + 1'
   );
 }

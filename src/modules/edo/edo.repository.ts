@@ -5,7 +5,6 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import { pgRowInsert, type PgStatementPart } from '../../db/pg-parts.js';
 import { preparedQuery } from '../../db/prepared-query.js';
 import type { EdoJobRow, EdoJobStatus, EdoJobsTable, EdoLinkRow, EdoLinksTable, OutboxRow } from '../../db/types.js';
 
@@ -22,17 +21,6 @@ const insertJobRow = preparedQuery<(typeof JOB_COLUMNS)[number], never>((db, p) 
 
 export async function insertJob(db: Executor, row: EdoJobsTable): Promise<void> {
   await insertJobRow(db, row);
-}
-
-/**
- * PostgreSQL: `insertJob` as a CTE of one statement written by several modules (pg-parts.ts).
- */
-export function pgJobInsertPart(row: EdoJobsTable): PgStatementPart {
-  return {
-    key: 'edo_job',
-    ctes: (param, condition) => `"edo_job" as (${pgRowInsert('edo_jobs', JOB_COLUMNS, param, condition)})`,
-    values: JOB_COLUMNS.map((c) => row[c]),
-  };
 }
 
 /** The document's jobs, newest revision first. */

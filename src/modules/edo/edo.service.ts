@@ -13,7 +13,6 @@
 import type { Db, DatabaseHandle, Executor } from '../../db/database.js';
 import { writeEachAlone } from '../../db/write-each.js';
 import * as outbox from '../../db/outbox.js';
-import type { PgStatementPart } from '../../db/pg-parts.js';
 import type { EdoJobRow, OutboxRow } from '../../db/types.js';
 import { postponementMs, retryDelayMs, SetAsideRecords, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
 import { BusyError } from '../../shared/busy-error.js';
@@ -231,14 +230,6 @@ export class EdoService {
     await outbox.insertOutboxRows(trx, [send.outboxRow]);
     await repo.insertJob(trx, send.job);
     return send.planned;
-  }
-
-  /**
-   * PostgreSQL: the rows `writeSend` writes, as parts of the document's own statement (one
-   * round trip, no transaction; pg-parts.ts).
-   */
-  pgSendParts(send: NewSend): PgStatementPart[] {
-    return [outbox.pgOutboxInsertPart('edo_outbox', [send.outboxRow]), repo.pgJobInsertPart(send.job)];
   }
 
   /** The rows of a send of `request` to its buyer, queued at `now` (pure but for a new job id). */

@@ -19,7 +19,7 @@ import { parseWriteEnvelope, type WriteEnvelope } from './rules/envelope.js';
 import { requestHash } from '../../shared/request-hash.js';
 import { IdempotencyStore, type ClaimInWrite } from './write/idempotency.js';
 import type { InvoiceList, InvoiceRevisionDetail, InvoiceRevisionList, ListQuery, RevisionsQuery } from './invoice-requests.schemas.js';
-import { WriteEffects, type PgCreateParts, type QueuedEffects } from './write/write-effects.js';
+import { WriteEffects, type AloneCreate, type QueuedEffects } from './write/write-effects.js';
 import { newDocumentEvents, quietUpdateEvents, recordRestriction, recordWriteEvents } from './write/write-events.js';
 import { DemoDocuments } from './read/read-views.js';
 import type { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
@@ -318,12 +318,12 @@ export class InvoiceService {
     // stops some, the row changes inside and its statements are bound again there.
     const early = this.effects.prepareCreate(auth, row, prepared, links);
     const statements = this.onPostgres ? null : repo.newDocumentStatements(this.deps.db, extended(doc, { events: newDocumentEvents(row, now, false) }));
-    // PostgreSQL without Idempotency-Key: the effects' rows in the document's own statement.
-    const oneStatement = this.onPostgres && !onCommit ? this.effects.pgCreateParts(auth, early) : null;
+    // PostgreSQL, no Idempotency-Key, nothing to write besides the document (its effects in its row).
+    const alone = this.onPostgres && !onCommit ? this.effects.aloneCreate(auth, early) : null;
     try {
-      if (oneStatement && (await this.insertInOneStatement(doc, now, oneStatement))) {
-        // One statement that commits alone, one round trip (docs/performance.md "Session 11").
-        queued = oneStatement.queued;
+      if (alone && (await this.insertAlone(doc, now, alone))) {
+        // One statement that commits alone, one round trip.
+        queued = alone.queued;
       } else {
         await this.commits.run(async (trx) => {
           // The Idempotency-Key's claim first (SQLite, idempotency.ts): the document only if it is this request's.
@@ -361,20 +361,18 @@ export class InvoiceService {
   }
 
   /**
-   * PostgreSQL: a new document with its effects in its one statement; whether it wrote them (no:
-   * the quota's gate refused, go the transaction's way). A statement known to have written
-   * nothing gives back the e-mails it took from what the node holds (`PgCreateParts.wroteNothing`).
+   * PostgreSQL: a new document whose effects are in its row, in its one statement. A statement
+   * the server rejected gives back the e-mails its create took from what the node holds
+   * (`AloneCreate.undo`); one whose outcome is unknown (the connection was lost) does not.
    */
-  private async insertInOneStatement(doc: Omit<repo.NewDocumentRows, 'row' | 'events'> & { row: InvoiceRow }, now: string, one: PgCreateParts): Promise<boolean> {
-    let written: boolean;
+  private async insertAlone(doc: Omit<repo.NewDocumentRows, 'row' | 'events'> & { row: InvoiceRow }, now: string, alone: AloneCreate): Promise<boolean> {
     try {
-      written = await repo.insertNewDocumentPg(this.deps.db, extended(doc, { events: newDocumentEvents(doc.row, now, true) }), one.effects);
+      await repo.insertNewDocumentPg(this.deps.db, extended(doc, { events: newDocumentEvents(doc.row, now, true) }));
     } catch (err) {
-      if (isServerError(err)) one.wroteNothing();
+      if (isServerError(err)) alone.undo();
       throw err;
     }
-    if (!written) one.wroteNothing();
-    return written;
+    return true;
   }
 
   /**

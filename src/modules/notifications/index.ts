@@ -23,13 +23,12 @@ export {
   type DocumentStatusPort,
   type NotificationLogger,
   type PendingNotifications,
-  type PgWriteParts,
   type PlannedNotifications,
   type PreparedNotifications,
+  type RecordedTake,
   type RecordedEmails,
   type RecordedEmailsRef,
 } from './notification.service.js';
-export type { HeldTake } from './held-quota.js';
 export { emptyOutcome } from './outcome.js';
 export type { NotifiableDocument, NotificationRequest } from './plan.js';
 export { isValidEmailAddress, resolveRecipients } from './recipients.js';

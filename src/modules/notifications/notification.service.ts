@@ -11,7 +11,6 @@
  */
 import type { Db, DatabaseHandle, Executor } from '../../db/database.js';
 import { writeEachAlone } from '../../db/write-each.js';
-import type { PgGatePart, PgStatementPart } from '../../db/pg-parts.js';
 import type { OutboxRow, OutboxTable } from '../../db/types.js';
 import { forEachLimited, newLeaseOwner, postponementMs, SetAsideRecords, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
 import { BusyError } from '../../shared/busy-error.js';
@@ -25,8 +24,8 @@ import type { MailRuntime, Notifications } from './notification.schemas.js';
 import { blockedOutcome, emptyOutcome, outcomeFromRows, type BlockReason } from './outcome.js';
 import * as outbox from '../../db/outbox.js';
 import { planEmails, type NotifiableDocument, type NotificationRequest, type PlannedEmail } from './plan.js';
-import { HeldQuota, type HeldTake } from './held-quota.js';
-import { pgReservationGate, PRUNE_BATCH, prunePastDays, reserveEmails, utcDay } from './quota.js';
+import { HeldQuota } from './held-quota.js';
+import { PRUNE_BATCH, prunePastDays, reserveEmails, utcDay } from './quota.js';
 import { resolveRecipients } from './recipients.js';
 import { countDelivery } from '../../shared/delivery-metrics.js';
 import { sortableToken } from '../../shared/tokens.js';
@@ -177,14 +176,12 @@ export interface PlannedNotifications {
   now: string;
 }
 
-/** `pgWriteParts`: a new document's e-mails as parts of its statement (PostgreSQL). */
-export interface PgWriteParts {
-  /** The daily quota's reservation; null when none is made in the statement. */
-  gate: PgGatePart | null;
-  parts: PgStatementPart[];
+/** `takeRecorded`: a recorded create's e-mails, their quota taken from what the node holds. */
+export interface RecordedTake {
+  /** What `write` would hand on. */
   pending: PendingNotifications;
-  /** Taken from what the node holds of the quota instead of a gate: `giveBack` if the statement wrote nothing. */
-  held: HeldTake | null;
+  /** The document was not written: the e-mails taken are held again (once, whatever the calls). */
+  undo(): void;
 }
 
 /** Handed from `enqueue` (inside the transaction) to `deliverNow` (after commit). */
@@ -471,35 +468,24 @@ export class NotificationService {
   }
 
   /**
-   * PostgreSQL, a new document: `plan` and `write` for `prepared` when the daily quota (`limit`)
-   * lets every e-mail through, as parts of the document's own statement (pg-parts.ts): the
-   * quota's gate (none when no e-mail takes from it; the statement writes nothing when the gate
-   * refuses) and the outbox rows, with what `write` would hand on. Null when it cannot be one
-   * statement: an e-mail to a malformed address (`write` records an event of it) or more e-mails
-   * than the drawn quota shard's share; then `plan` and `write` in a transaction.
-   *
-   * The e-mails come from what this node holds of the team's quota when it holds enough
-   * (held-quota.ts): then there is no gate, and `held` is what they took, to hand to `giveBack`
-   * if the statement writes nothing.
+   * A new document whose e-mails are recorded in its row (`prepared.record`): their quota taken
+   * from what this node holds (held-quota.ts), so that nothing but the document is written.
+   * Null when they are not recorded (their rows are written with the document) or the node
+   * does not hold enough of the team's quota for the day: then `plan` and `write` in the
+   * document's transaction, the quota reserved on its rows.
    */
-  pgWriteParts(prepared: PreparedNotifications, limit: number): PgWriteParts | null {
+  takeRecorded(prepared: PreparedNotifications, limit: number): RecordedTake | null {
     const { ctx, allGranted } = prepared;
-    if (allGranted.rows.some((r) => r.last_error_code === 'invalid_address')) return null;
-    let gate: PgGatePart | null = null;
-    let held: HeldTake | null = null;
-    if (ctx.wanted > 0) {
-      held = this.held?.take(allGranted.teamId, ctx.day, limit, ctx.wanted) ?? null;
-      if (held === null) gate = pgReservationGate(allGranted.teamId, ctx.day, limit, ctx.wanted, ctx.nowIso);
-      if (held === null && gate === null) return null;
-    }
-    // Recorded e-mails: the document's row carries them, the worker writes the rows.
-    const parts = allGranted.rows.length > 0 && prepared.record === null ? [outbox.pgOutboxInsertPart('mail_outbox', allGranted.rows)] : [];
-    return { gate, parts, pending: pendingOf(allGranted), held };
-  }
-
-  /** The statement of `pgWriteParts` wrote nothing: the e-mails it took from what this node holds are held again. */
-  giveBack(held: HeldTake): void {
-    this.held?.giveBack(held);
+    if (prepared.record === null) return null;
+    let held = this.held?.take(allGranted.teamId, ctx.day, limit, ctx.wanted) ?? null;
+    if (held === null) return null;
+    return {
+      pending: pendingOf(allGranted),
+      undo: () => {
+        if (held !== null) this.held?.giveBack(held);
+        held = null;
+      },
+    };
   }
 
   /** E-mails of `teamId`'s quota for `day` this node holds unused (PostgreSQL; held-quota.ts). */

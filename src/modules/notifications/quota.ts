@@ -39,7 +39,6 @@ import crypto from 'node:crypto';
 import { sql, type Insertable } from 'kysely';
 import { dialectOf, type Executor } from '../../db/database.js';
 import { batchScopeOf, type BatchPart } from '../../db/group-commit.js';
-import type { PgGatePart } from '../../db/pg-parts.js';
 import { preparedQuery } from '../../db/prepared-query.js';
 import type { EmailQuotaShardsTable } from '../../db/types.js';
 
@@ -264,41 +263,6 @@ export async function reserveInShard(db: Executor, teamId: string, day: string, 
  */
 export async function giveBackToShard(db: Executor, teamId: string, day: string, shard: number, count: number, now: string): Promise<void> {
   if (count > 0) await statementsOf(shard).add(db, { teamId, day, shard, now, count: -count });
-}
-
-/**
- * PostgreSQL: the common case of `reserveInShards` (all `count` e-mails in a shard drawn at
- * random, when its share has room) as the gate of one statement (pg-parts.ts): the shard's row
- * gets `count` added within its share, or is inserted holding `count` when it is missing, and
- * the statement's other rows are written only if one of the two happened. When neither did (the
- * shard is full, or another write inserted its row meanwhile), the statement writes nothing and
- * the caller goes the way of `reserveEmails`. Null when the drawn shard's share is below `count`
- * (go that way at once). The same statements as `addWithin` and `insert`, so the same locks.
- */
-export function pgReservationGate(teamId: string, day: string, limit: number, count: number, now: string): PgGatePart | null {
-  if (limit <= 0 || count <= 0) return null;
-  const shard = crypto.randomInt(SHARDS);
-  const share = shareOf(shard, limit);
-  if (count > share) return null;
-  const table = shard === 0 ? 'email_quota' : 'email_quota_shards';
-  const sharded = shard !== 0;
-  return {
-    key: `quota:${table}`,
-    condition: 'exists (select 1 from "quota_granted")',
-    ctes: (param) => {
-      const [team, dayP, countP, shareP, nowP, shardP] = [0, 1, 2, 3, 4, 5].map(param);
-      const isRow = `"team_id" = ${team} and "day" = ${dayP}${sharded ? ` and "shard" = ${shardP}` : ''}`;
-      return (
-        `"quota_add" as (update "${table}" set "reserved" = "reserved" + ${countP}::int, "updated_at" = ${nowP} ` +
-        `where ${isRow} and "reserved" + ${countP}::int <= ${shareP}::int returning 1 as "ok"), ` +
-        `"quota_new" as (insert into "${table}" ("team_id", "day", ${sharded ? '"shard", ' : ''}"reserved", "updated_at") ` +
-        `select ${team}, ${dayP}, ${sharded ? `${shardP}::int, ` : ''}${countP}::int, ${nowP} where not exists (select 1 from "quota_add") ` +
-        'on conflict do nothing returning 1 as "ok"), ' +
-        '"quota_granted" as (select "ok" from "quota_add" union all select "ok" from "quota_new")'
-      );
-    },
-    values: sharded ? [teamId, day, count, share, now, shard] : [teamId, day, count, share, now],
-  };
 }
 
 /** Takes one e-mail from the team's quota for `day`; false when `limit` is already reached. */

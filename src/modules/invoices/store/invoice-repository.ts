@@ -1,13 +1,12 @@
 /** SQL of the documents module. Every function takes the executor first and the team. */
-import { CompiledQuery, sql, type Compilable, type Insertable, type Kysely, type QueryCreator } from 'kysely';
+import { CompiledQuery, sql, type Insertable, type Kysely } from 'kysely';
 import type { Executor } from '../../../db/database.js';
-import { addDocuments, addDocumentsQuery, pgAddDocumentsQuery, pgAddOneDocumentSql, teamDocumentCount, teamListState, teamMonthDocuments, type TeamListState } from '../../../db/document-counts.js';
+import { addDocuments, addDocumentsQuery, pgAddOneDocumentSql, teamDocumentCount, teamListState, teamMonthDocuments, type TeamListState } from '../../../db/document-counts.js';
 import { edoJobsExistSql } from '../../edo/index.js';
-import { documentEventQuery, pgDocumentEventsInsert, pgDocumentEventsInsertUnnest, type DocumentEventInput } from '../../events/index.js';
+import { documentEventQuery, pgDocumentEventsInsertUnnest, type DocumentEventInput } from '../../events/index.js';
 import { executeCompiled } from '../../../db/direct-execution.js';
 import { modifiedSince, teamScope } from '../../../db/list-plans.js';
 import { insertRows, insertRowsQuery, preparedQuery, preparedStatement } from '../../../db/prepared-query.js';
-import { pgUnnestInsert, type PgGatePart, type PgStatementPart } from '../../../db/pg-parts.js';
 import { nameStatement } from '../../../db/pg-statements.js';
 import { retryPgConflicts } from '../../../db/pg-retry.js';
 import { invoiceSearchMatches, probeTrigramTable, usesTrigramTable, type SearchPlan } from '../../../db/text-search.js';
@@ -170,48 +169,19 @@ export interface NewDocumentRows {
  * foreign keys are checked at the end of the statement, when the invoice row is there; a taken
  * `public_id` fails the whole statement with a unique violation, nothing written.
  *
- * `effects`: the rows of the create's e-mails and EDO send, written by the same statement
- * (pg-parts.ts; the notifications and EDO modules build them), and the daily quota's gate when an
- * e-mail takes from it: every row is then written only if the gate lets the e-mails through.
- * False when the statement wrote nothing because the gate refused (or, with effects, rows of
- * another shape): the caller writes the document in a transaction instead.
- *
- * The statement's text is fixed per kind of effects (`newDocumentPgText`): the items, links,
- * events and outbox rows go in as one array per column (`unnest`), so the text does not depend
- * on how many there are, Kysely compiles nothing per create, and outside a transaction it runs
- * as a named prepared statement (pg-statements.ts), parsed and planned once per connection. A
- * document whose rows do not have exactly the fixed columns (none today) goes through the
- * builder as before. Run on its own (not in a transaction), a statement the server aborted as
- * a deadlock or serialization failure stored nothing and is run again (pg-retry.ts); in a
- * transaction, the transaction is.
+ * The statement's text is fixed (NEW_DOCUMENT_PG): the items, links and events go in as one
+ * array per column (`unnest`), so the text does not depend on how many there are, Kysely
+ * compiles nothing per create, and outside a transaction it runs as a named prepared statement
+ * (pg-statements.ts), parsed and planned once per connection. Run on its own (not in a
+ * transaction), a statement the server aborted as a deadlock or serialization failure stored
+ * nothing and is run again (pg-retry.ts); in a transaction, the transaction is.
  */
-export async function insertNewDocumentPg(db: Executor, doc: NewDocumentRows, effects?: NewDocumentEffectsPg): Promise<boolean> {
+export async function insertNewDocumentPg(db: Executor, doc: NewDocumentRows): Promise<void> {
   const values = newDocumentPgValues(doc);
-  const gate = effects?.gate ?? null;
-  const parts = effects?.parts ?? [];
-  if (values === null && (gate !== null || parts.length > 0)) return false;
-  const write = async (): Promise<boolean> => {
-    if (values === null) {
-      await insertNewDocumentPgBuilt(db, doc);
-      return true;
-    }
-    if (gate === null && parts.length === 0) {
-      await db.executeQuery(CompiledQuery.raw(NEW_DOCUMENT_PG, values));
-      return true;
-    }
-    const all = [...values, ...(gate?.values ?? []), ...parts.flatMap((p) => p.values)];
-    const result = await db.executeQuery<{ written: boolean }>(CompiledQuery.raw(newDocumentPgText(gate, parts), all));
-    return result.rows[0]?.written === true;
+  const write = async (): Promise<void> => {
+    await db.executeQuery(CompiledQuery.raw(NEW_DOCUMENT_PG, values));
   };
   return db.isTransaction ? write() : retryPgConflicts(write);
-}
-
-/** What else a new document's statement writes (`insertNewDocumentPg`). */
-export interface NewDocumentEffectsPg {
-  /** The daily e-mail quota's reservation; nothing is written when it refuses. */
-  gate: PgGatePart | null;
-  /** The e-mails' outbox rows, the EDO send's outbox row and job. */
-  parts: PgStatementPart[];
 }
 
 const INVOICE_COLUMNS = [
@@ -234,61 +204,50 @@ const LINK_COLUMNS = [
 ] as const satisfies ReadonlyArray<readonly [keyof ShareLinksTable, string]>;
 
 /**
- * The new document's statement: its own rows (parameters first, in `newDocumentPgValues`'
- * order), then the gate's and the parts' CTEs (their parameters after, in that order). Without
- * either, the document's rows alone (NEW_DOCUMENT_PG); with a gate, each of its rows is written
- * under the gate's condition and the statement answers whether it held (`written`).
+ * `insert into "table" (columns) select ... from unnest(arrays)`: many rows, a fixed text. Each
+ * column travels as one array parameter (`param(i)` for the i-th, asked in order); `fixed` columns
+ * come first and take the same value in every row (SQL, e.g. a parameter). Under `condition`
+ * (SQL) when given.
  */
-function buildNewDocumentPg(gate: PgGatePart | null, parts: readonly PgStatementPart[]): string {
+function pgUnnestInsert(
+  table: string,
+  columns: ReadonlyArray<readonly [string, string]>,
+  param: (i: number) => string,
+  condition: string | null,
+  fixed: ReadonlyArray<readonly [string, string]> = [],
+): string {
+  const names = columns.map(([c]) => `"${c}"`).join(', ');
+  const all = [...fixed.map(([c]) => `"${c}"`), names].join(', ');
+  const values = [...fixed.map(([, value]) => value), ...columns.map(([c]) => `r."${c}"`)].join(', ');
+  return (
+    `insert into "${table}" (${all}) select ${values} ` +
+    `from unnest(${columns.map(([, type], i) => `${param(i)}::${type}[]`).join(', ')}) as r(${names})` +
+    (condition ? ` where ${condition}` : '')
+  );
+}
+
+/** The new document's statement: the invoice, its team's count, its items, links and events (parameters in `newDocumentPgValues`' order). */
+function buildNewDocumentPg(): string {
   let n = 0;
   const next = () => `$${++n}`;
-  const condition = gate?.condition ?? null;
   const columns = INVOICE_COLUMNS.map((c) => `"${c}"`).join(', ');
-  const params = INVOICE_COLUMNS.map(next).join(', ');
-  // `insert ... select` takes each parameter's type from its column as `values` does, and can stand under a condition.
-  const invoice = `insert into "invoices" (${columns}) ${condition ? `select ${params} where ${condition}` : `values (${params})`}`;
+  const invoice = `insert into "invoices" (${columns}) values (${INVOICE_COLUMNS.map(next).join(', ')})`;
   const team = next();
   const publicId = next();
   const fromArrays = (table: string, cols: ReadonlyArray<readonly [string, string]>) =>
-    pgUnnestInsert(table, cols, next, condition, [
+    pgUnnestInsert(table, cols, next, null, [
       ['team_id', team],
       ['public_id', publicId],
     ]);
   const items = fromArrays('invoice_items', ITEM_COLUMNS);
   const links = fromArrays('share_links', LINK_COLUMNS);
   const first = n;
-  const events = pgDocumentEventsInsertUnnest((i) => `$${first + i + 1}`, [], condition ?? undefined);
-  n += events.values.length;
-  const own = `"new_invoice" as (${invoice}), "counted" as (${pgAddOneDocumentSql(team, condition)}), "new_items" as (${items}), "new_links" as (${links})`;
-  if (gate === null && parts.length === 0) return `with ${own} ${events.text}`;
-  const ctes: string[] = [];
-  const numbered = (part: PgStatementPart, partCondition: string | null) => {
-    const base = n;
-    ctes.push(part.ctes((i) => `$${base + i + 1}`, partCondition));
-    n += part.values.length;
-  };
-  if (gate) numbered(gate, null);
-  ctes.push(own, `"new_events" as (${events.text})`);
-  for (const part of parts) numbered(part, condition);
-  return `with ${ctes.join(', ')} select ${condition ?? 'true'} as "written"`;
+  const events = pgDocumentEventsInsertUnnest((i) => `$${first + i + 1}`, []);
+  return `with "new_invoice" as (${invoice}), "counted" as (${pgAddOneDocumentSql(team)}), "new_items" as (${items}), "new_links" as (${links}) ${events.text}`;
 }
 
-const NEW_DOCUMENT_PG = buildNewDocumentPg(null, []);
+const NEW_DOCUMENT_PG = buildNewDocumentPg();
 nameStatement(NEW_DOCUMENT_PG);
-
-/** The statement texts with effects, one per combination of the parts' keys (a handful). */
-const newDocumentPgTexts = new Map<string, string>();
-
-function newDocumentPgText(gate: PgGatePart | null, parts: readonly PgStatementPart[]): string {
-  const key = [gate?.key ?? '', ...parts.map((p) => p.key)].join('|');
-  let text = newDocumentPgTexts.get(key);
-  if (text === undefined) {
-    text = buildNewDocumentPg(gate, parts);
-    newDocumentPgTexts.set(key, text);
-    nameStatement(text);
-  }
-  return text;
-}
 
 /** Whether `row` sets exactly `columns` (a column set to null counts; undefined does not). */
 function hasExactly(row: object, columns: ReadonlyArray<string>, extra: ReadonlyArray<string> = []): boolean {
@@ -298,40 +257,25 @@ function hasExactly(row: object, columns: ReadonlyArray<string>, extra: Readonly
   return defined === columns.length + extra.length && [...columns, ...extra].every((c) => r[c] !== undefined);
 }
 
-/** The parameters of NEW_DOCUMENT_PG for `doc`, or null when its rows do not fit the fixed columns. */
-function newDocumentPgValues(doc: NewDocumentRows): unknown[] | null {
+/** The parameters of NEW_DOCUMENT_PG for `doc`; its rows must have exactly the fixed columns (every write builds them so). */
+function newDocumentPgValues(doc: NewDocumentRows): unknown[] {
   const row = doc.row as Record<string, unknown>;
   const { team_id: teamId, public_id: publicId } = doc.row;
-  if (!hasExactly(row, INVOICE_COLUMNS)) return null;
   const key = ['team_id', 'public_id'];
   const ours = (r: { team_id: string; public_id: string }) => r.team_id === teamId && r.public_id === publicId;
   const items = doc.items as Array<Record<string, unknown> & { team_id: string; public_id: string }>;
   const links = doc.links as Array<Record<string, unknown> & { team_id: string; public_id: string }>;
   const itemNames = ITEM_COLUMNS.map(([c]) => c);
   const linkNames = LINK_COLUMNS.map(([c]) => c);
-  if (!items.every((i) => ours(i) && hasExactly(i, itemNames, key))) return null;
-  if (!links.every((l) => ours(l) && hasExactly(l, linkNames, key))) return null;
+  if (!hasExactly(row, INVOICE_COLUMNS) || !items.every((i) => ours(i) && hasExactly(i, itemNames, key)) || !links.every((l) => ours(l) && hasExactly(l, linkNames, key))) {
+    throw new Error('a new document whose rows do not have the columns of NEW_DOCUMENT_PG');
+  }
   const values: unknown[] = INVOICE_COLUMNS.map((c) => row[c]);
   values.push(teamId, publicId);
   for (const c of itemNames) values.push(items.map((i) => i[c]));
   for (const c of linkNames) values.push(links.map((l) => l[c]));
   values.push(...pgDocumentEventsInsertUnnest(() => '', doc.events).values);
   return values;
-}
-
-/** `insertNewDocumentPg` built by Kysely for rows of another shape (one text per shape, unnamed). */
-async function insertNewDocumentPgBuilt(db: Executor, doc: NewDocumentRows): Promise<void> {
-  const teamId = doc.row.team_id;
-  // Each CTE adds a name the statement never reads back, so the builder keeps the plain type.
-  const cte = (q: QueryCreator<Database>, name: string, part: (qc: QueryCreator<Database>) => Compilable<unknown>) =>
-    q.with(name, part as never) as unknown as QueryCreator<Database>;
-  let q: QueryCreator<Database> = db;
-  q = cte(q, 'new_invoice', (qc) => qc.insertInto('invoices').values(doc.row));
-  q = cte(q, 'counted', (qc) => pgAddDocumentsQuery(qc, teamId, 1));
-  // Within PostgreSQL's 65,535 parameters: 1,000 items (the spec's maximum) take 12,000.
-  if (doc.items.length > 0) q = cte(q, 'new_items', (qc) => qc.insertInto('invoice_items').values(doc.items));
-  if (doc.links.length > 0) q = cte(q, 'new_links', (qc) => qc.insertInto('share_links').values(doc.links));
-  await pgDocumentEventsInsert(q, doc.events).execute();
 }
 
 /** What `updateDocumentPg` writes: the update of a document that sends nothing (no e-mail, no EDO). */

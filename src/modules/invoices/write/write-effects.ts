@@ -6,11 +6,9 @@
 import type { Transaction } from 'kysely';
 import type { Database, InvoiceRow, ShareLinkRow } from '../../../db/types.js';
 import type { Executor } from '../../../db/database.js';
-import type { PgGatePart, PgStatementPart } from '../../../db/pg-parts.js';
 import type { EdoService, EdoSync, FirstSync, PlannedSync } from '../../edo/index.js';
 import type {
   DeliveryReport,
-  HeldTake,
   NotificationRequest,
   NotificationService,
   PendingNotifications,
@@ -18,7 +16,6 @@ import type {
   PreparedNotifications,
 } from '../../notifications/index.js';
 import type { AuthContext } from '../../teams/index.js';
-import type { NewDocumentEffectsPg } from '../store/invoice-repository.js';
 import { edoSyncRequest, type PreparedWrite } from './write-values.js';
 import { extended } from '../../../shared/objects.js';
 
@@ -46,17 +43,20 @@ export interface EarlyEffects {
   edo: FirstSync | null;
 }
 
-/** A new document's effects as parts of its one statement (PostgreSQL, `pgCreateParts`). */
-export interface PgCreateParts {
-  effects: NewDocumentEffectsPg;
-  /** What `enqueue` would hand on, once the statement wrote them. */
+/**
+ * A create whose effects are all in its own row (`aloneCreate`): none, or an EDO send and
+ * e-mails recorded there whose daily quota its node holds. Nothing else is written with it, so
+ * the store may write it on its own, outside a transaction.
+ */
+export interface AloneCreate {
+  /** What `enqueue` would hand on, once the document is written. */
   queued: QueuedEffects;
   /**
-   * Call when the statement is known to have written nothing (it answered that the quota's gate
-   * refused, or the server rejected it): e-mails taken from what the node holds of the quota
+   * Call when the document is known not to have been written (the store did not write it
+   * alone, or the server rejected it): the e-mails taken from what the node holds of the quota
    * are held again. Not when its outcome is unknown (the connection was lost).
    */
-  wroteNothing(): void;
+  undo(): void;
 }
 
 export class WriteEffects {
@@ -148,32 +148,23 @@ export class WriteEffects {
   }
 
   /**
-   * PostgreSQL, a new document: its effects as `prepareCreate` built them, as parts of the
-   * document's own statement (`insertNewDocumentPg`: one round trip, no transaction), with
-   * what `enqueue` would hand on once that statement wrote them. Null when they need the
-   * transaction (`NotificationService.pgWriteParts` says when).
+   * A new document whose effects `prepareCreate` put in its row: nothing to write besides the
+   * document (no e-mail rows: they are recorded, their quota taken from what the node holds; no
+   * EDO rows: the send is recorded). Null when its transaction has rows to write (e-mails
+   * attempted in the request or stopped by a gate, a quota to reserve, an EDO send refused at
+   * once), or the node holds too little of the quota.
    */
-  pgCreateParts(auth: Extract<AuthContext, { mode: 'live' }>, early: EarlyEffects): PgCreateParts | null {
-    const parts: PgStatementPart[] = [];
-    let gate: PgGatePart | null = null;
+  aloneCreate(auth: Extract<AuthContext, { mode: 'live' }>, early: EarlyEffects): AloneCreate | null {
+    if (early.edo?.send) return null;
     let pending: PendingNotifications | null = null;
-    let held: HeldTake | null = null;
+    let undo = () => undefined as void;
     if (early.notifications) {
-      const mail = this.deps.notifications.pgWriteParts(early.notifications, auth.tariff.emails_per_day);
-      if (mail === null) return null;
-      ({ gate, pending, held } = mail);
-      parts.push(...mail.parts);
+      const held = this.deps.notifications.takeRecorded(early.notifications, auth.tariff.emails_per_day);
+      if (held === null) return null;
+      pending = held.pending;
+      undo = held.undo;
     }
-    if (early.edo?.send) parts.push(...this.deps.edo.pgSendParts(early.edo.send));
-    const notifications = this.deps.notifications;
-    return {
-      effects: { gate, parts },
-      queued: { pending, edo: early.edo?.planned ?? null },
-      wroteNothing: () => {
-        if (held) notifications.giveBack(held);
-        held = null;
-      },
-    };
+    return { queued: { pending, edo: early.edo?.planned ?? null }, undo };
   }
 
   private notificationRequest(
