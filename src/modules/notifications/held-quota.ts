@@ -8,7 +8,8 @@
  * e-mails are recorded in its row is the plain create's one statement: measured, the e-mailed
  * create went from 0.86 to 0.98 of a plain create's rate (docs/performance.md).
  *
- * A node reserves a block of its team's e-mails for the day in one statement of its own, on a shard drawn at random, within that shard's share as any reservation (`reserveInShard`),
+ * A node reserves a block of its team's e-mails for the day in one statement of its own, on a
+ * shard drawn at random, within that shard's share as any reservation (`reserveInShard`),
  * and lets its creates through from it, in memory. The database stays the one account: what a
  * node holds is reserved there, so the day never passes the limit, across any number of nodes.
  *

@@ -6,12 +6,8 @@
  * write gives its e-mails back).
  *
  * SQLite (one writer at a time): one row per team and day; insert it, or add to it only while
- * the sum stays within the limit, one statement. Inside a group commit's batch (every document
- * write; src/db/group-commit.ts) the batch holds the writer from BEGIN to COMMIT, so no one else
- * can change the row meanwhile: the batch reads it once, each write takes from what is left of
- * it less what the batch's earlier writes took, and the batch adds what its kept writes took
- * in one statement before COMMIT (`BatchQuota`): one read and one write per team and day per
- * batch instead of an upsert per write, the same limit.
+ * the sum stays within the limit, one statement per write, in the write's transaction (inside a
+ * group commit's batch, the write's savepoint: a write rolled back gives its e-mails back).
  *
  * PostgreSQL: a row's lock is held from the reservation to the commit, so with one row a team's
  * e-mail-sending writes queued behind each other on every node (a bulk run of one team ran at a
@@ -38,7 +34,6 @@
 import crypto from 'node:crypto';
 import { sql, type Insertable } from 'kysely';
 import { dialectOf, type Executor } from '../../db/database.js';
-import { batchScopeOf, type BatchPart } from '../../db/group-commit.js';
 import { preparedQuery } from '../../db/prepared-query.js';
 import type { EmailQuotaShardsTable } from '../../db/types.js';
 
@@ -68,63 +63,6 @@ const reserveInOneRow = preparedQuery<'teamId' | 'day' | 'count' | 'limit' | 'no
     )
     .returning('reserved'),
 );
-
-/** The day's row as it is (SQLite); none yet: nothing back. */
-const readRow = preparedQuery<'teamId' | 'day', { reserved: number }>((db, p) =>
-  db.selectFrom('email_quota').select('reserved').where('team_id', '=', p('teamId')).where('day', '=', p('day')),
-);
-
-interface BatchDay {
-  teamId: string;
-  day: string;
-  /** The row as the batch read it. */
-  stored: number;
-  /** Taken by the batch's released writes. */
-  kept: number;
-  /** Taken by the write running now. */
-  staged: number;
-  now: string;
-}
-
-/** A group commit batch's quota (SQLite, see the top): its team-days, read once, written once. */
-class BatchQuota implements BatchPart {
-  private readonly days = new Map<string, BatchDay>();
-
-  async reserve(db: Executor, teamId: string, day: string, limit: number, count: number, now: string): Promise<number> {
-    const key = `${teamId}\u0000${day}`;
-    let entry = this.days.get(key);
-    if (entry === undefined) {
-      const [row] = await readRow(db, { teamId, day });
-      entry = { teamId, day, stored: row?.reserved ?? 0, kept: 0, staged: 0, now };
-      this.days.set(key, entry);
-    }
-    const granted = Math.min(count, Math.max(0, limit - (entry.stored + entry.kept + entry.staged)));
-    entry.staged += granted;
-    if (granted > 0) entry.now = now;
-    return granted;
-  }
-
-  keep(): void {
-    for (const entry of this.days.values()) {
-      entry.kept += entry.staged;
-      entry.staged = 0;
-    }
-  }
-
-  drop(): void {
-    for (const entry of this.days.values()) entry.staged = 0;
-  }
-
-  async flush(trx: Executor): Promise<void> {
-    // The limit was checked write by write above: the one-row statement without one.
-    for (const { teamId, day, kept, now } of this.days.values()) {
-      if (kept > 0) await reserveInOneRow(trx, { teamId, day, count: kept, limit: Number.MAX_SAFE_INTEGER, now });
-    }
-  }
-}
-
-/** Names the quota's part of a batch (group-commit.ts `BatchScope.part`). */
-const BATCH_PART = {};
 
 type ShardParams = 'teamId' | 'day' | 'shard' | 'now';
 
@@ -192,8 +130,6 @@ const statementsOf = (shard: number): ShardStatements => (shard === 0 ? firstSha
 export async function reserveEmails(db: Executor, teamId: string, day: string, limit: number, count: number, now: string): Promise<number> {
   if (limit <= 0 || count <= 0) return 0;
   if (dialectOf(db) === 'postgres') return reserveInShards(db, teamId, day, limit, count, now);
-  const batch = batchScopeOf(db);
-  if (batch !== undefined) return batch.part(BATCH_PART, () => new BatchQuota()).reserve(db, teamId, day, limit, count, now);
   // All at once; a new day's row starts at `count`, so only when that fits the limit.
   if (count <= limit && (await reserveInOneRow(db, { teamId, day, count, limit, now })).length > 0) return count;
   if (count === 1) return 0;
