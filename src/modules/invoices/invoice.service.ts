@@ -217,10 +217,6 @@ export class InvoiceService {
     return this.reader.detailCacheStats();
   }
 
-  list(auth: AuthContext, query: ListQuery, info: RequestInfo): Promise<InvoiceList> {
-    return this.reader.list(auth, query, info);
-  }
-
   listJson(auth: AuthContext, query: ListQuery, info: RequestInfo, serialize: ListSerializers): Promise<string | Buffer> {
     return this.reader.listJson(auth, query, info, serialize);
   }

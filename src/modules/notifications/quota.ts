@@ -201,11 +201,6 @@ export async function giveBackToShard(db: Executor, teamId: string, day: string,
   if (count > 0) await statementsOf(shard).add(db, { teamId, day, shard, now, count: -count });
 }
 
-/** Takes one e-mail from the team's quota for `day`; false when `limit` is already reached. */
-export async function reserveEmail(db: Executor, teamId: string, day: string, limit: number, now: string): Promise<boolean> {
-  return (await reserveEmails(db, teamId, day, limit, 1, now)) === 1;
-}
-
 /** E-mails already let through for the team on `day` (every shard). */
 export async function reservedOn(db: Executor, teamId: string, day: string): Promise<number> {
   const first = await db.selectFrom('email_quota').select('reserved').where('team_id', '=', teamId).where('day', '=', day).executeTakeFirst();

@@ -7,7 +7,7 @@ import { openDatabase, type DatabaseHandle } from '../../../src/db/database.js';
 import { createMailTransport, NotificationService } from '../../../src/modules/notifications/index.js';
 import { sql } from 'kysely';
 import { up as shardQuota } from '../../../src/db/migrations/2026-11-27T0900_email_quota_shards.js';
-import { prunePastDays, reservedOn, reserveEmail, reserveEmails, shareOf, SHARDS, utcDay } from '../../../src/modules/notifications/quota.js';
+import { prunePastDays, reservedOn, reserveEmails, shareOf, SHARDS, utcDay } from '../../../src/modules/notifications/quota.js';
 import os from 'node:os';
 import { systemClock } from '../../../src/shared/clock.js';
 import { GroupCommit } from '../../../src/db/group-commit.js';
@@ -45,11 +45,11 @@ async function shardRows(team: string, day: string): Promise<Array<[number, numb
   return rows;
 }
 
-describe('reserveEmail', () => {
+describe('reserveEmails of one e-mail', () => {
   it('lets exactly the limit through under concurrent transactions from two instances', async () => {
     const day = '2026-01-10';
     const attempts = Array.from({ length: 24 }, (_, i) =>
-      (i % 2 === 0 ? db.db : second.db).transaction().execute((trx) => reserveEmail(trx, 'acme', day, 7, now())),
+      (i % 2 === 0 ? db.db : second.db).transaction().execute((trx) => reserveEmails(trx, 'acme', day, 7, 1, now())),
     );
     const granted = (await Promise.all(attempts)).filter(Boolean).length;
     expect(granted).toBe(7);
@@ -57,11 +57,11 @@ describe('reserveEmail', () => {
   });
 
   it('counts per team and per UTC day, and refuses everything at a limit of 0', async () => {
-    expect(await reserveEmail(db.db, 'acme', '2026-01-11', 1, now())).toBe(true);
-    expect(await reserveEmail(db.db, 'acme', '2026-01-11', 1, now())).toBe(false);
-    expect(await reserveEmail(db.db, 'beta', '2026-01-11', 1, now())).toBe(true);
-    expect(await reserveEmail(db.db, 'acme', '2026-01-12', 1, now())).toBe(true);
-    expect(await reserveEmail(db.db, 'acme', '2026-01-13', 0, now())).toBe(false);
+    expect(await reserveEmails(db.db, 'acme', '2026-01-11', 1, 1, now())).toBe(1);
+    expect(await reserveEmails(db.db, 'acme', '2026-01-11', 1, 1, now())).toBe(0);
+    expect(await reserveEmails(db.db, 'beta', '2026-01-11', 1, 1, now())).toBe(1);
+    expect(await reserveEmails(db.db, 'acme', '2026-01-12', 1, 1, now())).toBe(1);
+    expect(await reserveEmails(db.db, 'acme', '2026-01-13', 0, 1, now())).toBe(0);
     expect(await reservedOn(db.db, 'acme', '2026-01-13')).toBe(0);
     expect(utcDay(new Date('2026-01-11T23:59:59.999+03:00'))).toBe('2026-01-11');
     expect(utcDay(new Date('2026-01-12T02:00:00+03:00'))).toBe('2026-01-11');
@@ -110,7 +110,7 @@ describe('reserveEmail', () => {
     let firstReserved!: () => void;
     const reservedByFirst = new Promise<void>((resolve) => (firstReserved = resolve));
     const first = db.db.transaction().execute(async (trx) => {
-      expect(await reserveEmail(trx, 'acme', day, 1000, now())).toBe(true);
+      expect(await reserveEmails(trx, 'acme', day, 1000, 1, now())).toBe(1);
       firstReserved();
       await firstHolds; // its row lock stays until this commit
     });
@@ -127,7 +127,7 @@ describe('reserveEmail', () => {
           .transaction()
           .execute(async (trx) => {
             await sql`set local lock_timeout = '1s'`.execute(trx);
-            return reserveEmail(trx, 'acme', day, 1000, now());
+            return (await reserveEmails(trx, 'acme', day, 1000, 1, now())) === 1;
           })
           .catch((err: { code?: string }) => {
             if (err.code !== '55P03') throw err;
@@ -174,7 +174,7 @@ describe('reserveEmail', () => {
     const day = '2026-01-14';
     await expect(
       db.db.transaction().execute(async (trx) => {
-        expect(await reserveEmail(trx, 'acme', day, 5, now())).toBe(true);
+        expect(await reserveEmails(trx, 'acme', day, 5, 1, now())).toBe(1);
         throw new Error('the document write failed');
       }),
     ).rejects.toThrow('the document write failed');

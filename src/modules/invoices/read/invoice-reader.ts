@@ -228,14 +228,8 @@ export class InvoiceReader {
     return { json: build(info), etag };
   }
 
-  async list(auth: AuthContext, query: ListQuery, info: RequestInfo): Promise<InvoiceList> {
-    const page = await this.listPage(auth, query, info);
-    if ('items' in page) return page;
-    return extended(page.envelope, { items: page.rows.map((r) => buildListItem(r, this.deps.bases, auth.tariff)) });
-  }
-
   /**
-   * The list as JSON (text, or its UTF-8 bytes): the same bytes as `serialize.list(list(...))`. A live caller's page
+   * The list as JSON (text, or its UTF-8 bytes): the list's envelope and items serialized by `serialize.list`. A live caller's page
    * is taken whole from the page cache when the team's list version (read first, in this
    * request) is the one it was built at; otherwise it is built with each item's text reused
    * from the list-item cache while the columns read for it are unchanged.
@@ -249,7 +243,7 @@ export class InvoiceReader {
     const filters = listFilters(query);
     if (auth.mode !== 'live') return serialize.list(this.demo.list(auth, info, this.deps.clock.now(), filters));
     const pages = this.listPages;
-    if (!pages.enabled) return this.buildListJson(auth, filters, serialize, await this.listRows(auth.teamId, filters));
+    if (!pages.enabled) return this.buildListJson(auth, filters, serialize, await this.readList(auth.teamId, filters));
     // The version BEFORE the page: a page is never kept under a version older than its data.
     // Read by authentication with the key when the route asks (one round trip for a hit).
     const state = auth.listState ?? (await repo.listState(this.deps.db, auth.teamId));
@@ -328,22 +322,6 @@ export class InvoiceReader {
     });
     parts.push(Buffer.from(`]${envelope.slice(at + slot.length)}`));
     return Buffer.concat(parts);
-  }
-
-  /** The list's checks and its rows (or the whole demo list). */
-  private async listPage(
-    auth: AuthContext,
-    query: ListQuery,
-    info: RequestInfo,
-  ): Promise<InvoiceList | { envelope: Omit<InvoiceList, 'items'>; rows: repo.InvoiceListRow[] }> {
-    const filters = listFilters(query);
-    if (auth.mode === 'demo') return this.demo.list(auth, info, this.deps.clock.now(), filters);
-    const { rows, total } = await this.listRows(auth.teamId, filters);
-    return { envelope: { ok: true, total, limit: filters.limit, offset: filters.offset }, rows };
-  }
-
-  private listRows(teamId: string, filters: ListFilters): Promise<{ rows: repo.InvoiceListRow[]; total: number }> {
-    return this.readList(teamId, filters);
   }
 
   /**
