@@ -11,8 +11,10 @@ import crypto from 'node:crypto';
 import SqliteDatabase from 'better-sqlite3';
 import { sql, type Insertable } from 'kysely';
 import { dialectOf, type Db } from '../src/db/database.js';
-import { addDocuments, COUNTER_SHARDS } from '../src/db/document-counts.js';
-import { flushSearchIndex, normalizeSearchText } from '../src/db/text-search.js';
+import { COUNTER_SHARDS } from '../src/db/document-counts.js';
+import { normalizeSearchText } from '../src/modules/invoices/rules/search-text.js';
+import { flushSearchIndex } from '../src/modules/invoices/store/sqlite-search.js';
+import { createStores } from '../src/stores.js';
 import type { InvoiceItemsTable, InvoiceRow, InvoicesTable, ShareLinkRow, ShareLinksTable } from '../src/db/types.js';
 
 export interface SeedTemplate {
@@ -196,7 +198,7 @@ async function seedThroughTriggers(db: Db, options: SeedOptions): Promise<void> 
       const txId = dialectOf(trx) === 'postgres' ? sql<number>`pg_current_xact_id()::text::bigint` : 0;
       // Statements stay well under the bound-parameter limits (SQLite 32766, PostgreSQL 65535).
       for (let i = 0; i < invoices.length; i += 500) await trx.insertInto('invoices').values(invoices.slice(i, i + 500)).execute();
-      await addDocuments(trx, teamId, invoices.length);
+      await createStores({ db, dialect: dialectOf(db) }).invoices.addDocuments(trx, teamId, invoices.length);
       for (let i = 0; i < items.length; i += 1500) await trx.insertInto('invoice_items').values(items.slice(i, i + 1500)).execute();
       for (let i = 0; i < links.length; i += 2000) await trx.insertInto('share_links').values(links.slice(i, i + 2000)).execute();
       for (let i = 0; i < rows.length; i += 2000) {
@@ -206,7 +208,7 @@ async function seedThroughTriggers(db: Db, options: SeedOptions): Promise<void> 
           .execute();
       }
       // SQLite: the chunk's documents into the trigram index, as the service's group commit does.
-      await flushSearchIndex(trx);
+      if (dialectOf(trx) === 'sqlite') await flushSearchIndex(trx);
     });
     options.onProgress?.(to, count);
   }

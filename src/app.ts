@@ -9,6 +9,7 @@ import pino from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from './config/config.js';
 import type { DatabaseHandle } from './db/database.js';
+import { createStores, type Stores } from './stores.js';
 import { registerInputGuard, registerJsonParser } from './http/input-guard.js';
 import { registerSchemaBounds } from './shared/schema-bounds.js';
 import { MAX_PARAM_LENGTH, onFrameworkError, registerErrorHandling } from './http/error-handler.js';
@@ -68,6 +69,8 @@ function limitDemoBody(payload: NodeJS.ReadableStream): NodeJS.ReadableStream {
 export interface AppDeps {
   config: Config;
   database: DatabaseHandle;
+  /** The modules' stores of `database` (src/stores.ts); made here when not given. */
+  stores?: Stores;
   rateLimitStore: RateLimitStore;
   /** Signs portal links: INVOICING_SECRET, or the one generated and kept in the database. */
   secret: string;
@@ -258,6 +261,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   const bases = { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret: deps.secret };
+  const stores = deps.stores ?? createStores(database);
   // PDFs (share pages, e-mail attachments, EDO sends) render in worker threads, off the event
   // loop. onClose hooks run last-registered first: the pool closes after the workers below
   // have finished their batches.
@@ -292,7 +296,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const referenceCache = { maxBytes: Math.floor(config.limits.referenceCacheBytes / 3), maxEntryBytes: config.limits.cacheEntryMaxBytes };
   const auth = new AuthService(database.db, config.demoToken, referenceCache);
   const invoices = new InvoiceService({
-    db: database.db,
+    store: stores.invoices,
     clock,
     bases,
     demoPublicId: config.demoPublicId,
@@ -301,7 +305,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     revisionsKeep: config.revisionsKeep,
     readCache: { maxBytes: config.limits.readCacheBytes, maxEntryBytes: config.limits.cacheEntryMaxBytes },
     referenceCache,
-    heavyReads: database.readThreads ?? null,
   });
   app.decorate('invoices', invoices);
   const catalog = new CatalogService(database.db, referenceCache);

@@ -14,6 +14,7 @@ import { buildApp } from './app.js';
 import type { Config } from './config/config.js';
 import { openDatabase, type DatabaseHandle, type OpenOptions } from './db/database.js';
 import { migrateService } from './db/migrator.js';
+import { createStores } from './stores.js';
 import type { WriteLock } from './db/write-lock.js';
 import { MemoryStore } from './http/rate-limit/memory-store.js';
 import type { RateLimitStore } from './http/rate-limit/rate-limit.types.js';
@@ -186,6 +187,7 @@ async function buildRuntime(prepared: PreparedDatabase, shared: SharedServices |
     app = await buildApp({
       config,
       database,
+      stores: createStores(database),
       rateLimitStore: limiter.store,
       secret: config.secret,
       ...(shared ? { exposeMetrics: shared.exposeMetrics, logBase: shared.logBase, holdRequestsUntil: shared.opened } : {}),

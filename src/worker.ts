@@ -17,6 +17,7 @@ import { AuthService } from './modules/teams/index.js';
 import { createWebhooks } from './modules/webhooks/index.js';
 import { startMetricsServer } from './http/metrics-server.js';
 import { resolveServiceSecret } from './runtime.js';
+import { createStores } from './stores.js';
 import { systemClock } from './shared/clock.js';
 
 export async function runWorker(config: Config): Promise<void> {
@@ -25,6 +26,7 @@ export async function runWorker(config: Config): Promise<void> {
   database.onConnectionError?.((err, what) => logger.warn({ err }, what));
   await migrateService(config.database, database);
   const secret = await resolveServiceSecret(database, config);
+  const stores = createStores(database);
   const notifier = createNotifications({
     database,
     clock: systemClock,
@@ -42,7 +44,7 @@ export async function runWorker(config: Config): Promise<void> {
   });
   // Retried e-mails carry the PDF too: the same documents and pages services as an API node.
   const bases = { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret };
-  const invoices = new InvoiceService({ db: database.db, clock: systemClock, bases, demoPublicId: config.demoPublicId, notifications: notifier.service, edo: edo.service });
+  const invoices = new InvoiceService({ store: stores.invoices, clock: systemClock, bases, demoPublicId: config.demoPublicId, notifications: notifier.service, edo: edo.service });
   const auth = new AuthService(database.db, config.demoToken);
   const pdf = createPdfRenderer(pdfPoolOptions(config));
   const sharing = new SharingService({ db: database.db, clock: systemClock, bases, invoices, auth, demoPublicId: config.demoPublicId, pdf });

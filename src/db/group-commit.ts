@@ -25,12 +25,11 @@
  * must be re-runnable (database writes on `trx` only).
  */
 import type { Transaction } from 'kysely';
-import { dialectOf, type Db } from './database.js';
+import { dialectOf, type Db, type Executor } from './database.js';
 import { executeSql, withDirectExecution } from './direct-execution.js';
 import { statementCacheOf, type SqliteStatementCache } from './statement-cache.js';
 import { retryPgConflicts } from './pg-retry.js';
 import type { Database } from './types.js';
-import { flushSearchIndex } from './text-search.js';
 
 export type TransactionWork<T> = (trx: Transaction<Database>) => Promise<T>;
 
@@ -51,6 +50,8 @@ export class GroupCommit {
   private readonly direct: SqliteStatementCache | null;
   /** Batches committed and writes in them (observability and tests). */
   readonly stats = { batches: 0, writes: 0, largest: 0 };
+  /** Run last in every batch that kept a write, before COMMIT (`atBatchEnd`). */
+  private readonly batchEnds = new Set<(trx: Executor) => Promise<void>>();
 
   constructor(
     private readonly db: Db,
@@ -58,6 +59,15 @@ export class GroupCommit {
   ) {
     this.batching = dialectOf(db) === 'sqlite';
     this.direct = this.batching ? statementCacheOf(db) : null;
+  }
+
+  /**
+   * `work` runs last in every SQLite batch that kept a write, before COMMIT, in its transaction
+   * (the invoices store's search-index flush: one FTS5 segment per batch, not per document). A
+   * function given twice runs once.
+   */
+  atBatchEnd(work: (trx: Executor) => Promise<void>): void {
+    this.batchEnds.add(work);
   }
 
   /** Runs `work` in a transaction (shared with other writes on SQLite); resolves after commit. */
@@ -105,8 +115,7 @@ export class GroupCommit {
               item.reject(err);
             }
           }
-          // The batch's new documents into the search index at once (text-search.ts).
-          if (done.length > 0) await flushSearchIndex(trx);
+          if (done.length > 0) for (const end of this.batchEnds) await end(trx);
         };
         await (this.direct ? withDirectExecution(trx, this.direct, writes) : writes());
       });

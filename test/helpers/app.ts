@@ -19,6 +19,7 @@ import { createWebhooks, type WebhooksDeps } from '../../src/modules/webhooks/in
 import { applyBootstrap, parseBootstrap } from '../../src/modules/teams/bootstrap.js';
 import { systemClock, type Clock } from '../../src/shared/clock.js';
 import { openDatabase } from '../../src/db/database.js';
+import { createStores, type Stores } from '../../src/stores.js';
 import { createTestDb, type TestDatabase } from './db.js';
 import { bootstrapFixture } from './fixtures.js';
 import { SpecValidator } from './openapi.js';
@@ -30,6 +31,8 @@ export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789abcdef';
 export interface TestApp {
   app: App;
   db: TestDatabase;
+  /** The stores the app runs on (src/stores.ts). */
+  stores: Stores;
   config: Config;
   /** Every log line the app wrote. */
   logs: string[];
@@ -109,9 +112,11 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
         ...(options.webhooks.lookup ? { lookup: options.webhooks.lookup } : {}),
       })
     : undefined;
+  const stores = createStores(db);
   const app = await buildApp({
     config,
     database: db,
+    stores,
     ...(options.clock ? { clock: options.clock } : {}),
     rateLimitStore: store,
     logStream,
@@ -130,6 +135,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   return {
     app,
     db,
+    stores,
     config,
     logs,
     async call(injectOptions) {

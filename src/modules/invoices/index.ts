@@ -7,8 +7,11 @@
 export * from './rules/statuses.js';
 export { amountInWords, AMOUNT_IN_WORDS_CURRENCIES, type AmountInWordsCurrency } from './rules/amount-in-words.js';
 export { DEMO_SHARE_TOKENS } from './read/demo-data.js';
-export { documentStatusPort, markDocumentViewed, markPaymentReported, touchDocument } from './write/status-port.js';
-export { listShareLinks } from './store/invoice-repository.js';
+export { documentStatusPort } from './write/status-port.js';
+export { markDocumentViewed, markPaymentReported, touchDocument } from './store/portable-status.js';
+export { createPostgresInvoiceStore } from './store/postgres.js';
+export { createSqliteInvoiceStore } from './store/sqlite.js';
+export type { InvoiceStore } from './store/index.js';
 export { invoiceRoutes } from './invoice.routes.js';
 export { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
 export { InvoiceService, type Editor, type RequestInfo, type WriteOutcome } from './invoice.service.js';

@@ -8,7 +8,6 @@
  * rows, then the document) for a team whose daily quota is too small to hold blocks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { teamDocumentCount } from '../../../src/db/document-counts.js';
 import { reserveEmails, SHARDS, utcDay } from '../../../src/modules/notifications/quota.js';
 import type { TestApp } from '../../helpers/app.js';
 import { usingPostgres } from '../../helpers/db.js';
@@ -74,7 +73,7 @@ async function rowsOf(publicId: string) {
 
 describe('a create with an e-mail and an EDO send writes its effects with the document', () => {
   it('the outbox rows, the EDO job, the quota and the events, as the answer says', async () => {
-    const teamBefore = await teamDocumentCount(t.db.db, 'roomy');
+    const teamBefore = (await t.stores.invoices.listState('roomy')).documents;
     // Let through: what the rows count less what the node holds unused (PostgreSQL, held-quota.ts).
     const letThrough = async () => (await reserved(t, 'roomy')) - t.app.notifier.service.heldFor('roomy', utcDay(new Date()));
     const quotaBefore = await letThrough();
@@ -111,7 +110,7 @@ describe('a create with an e-mail and an EDO send writes its effects with the do
     expect(rows.events).toEqual([{ type: 'invoice.created', revision: 1 }]);
     expect(rows.items).toHaveLength(1);
     expect(rows.links.map((l) => l.kind)).toEqual(['buyer', 'colleague', 'recipient', 'recipient']);
-    expect(await teamDocumentCount(t.db.db, 'roomy')).toBe(teamBefore + 1);
+    expect((await t.stores.invoices.listState('roomy')).documents).toBe(teamBefore + 1);
     // (A block the node asked for meanwhile counts once it is there.)
     await waitFor(async () => (await letThrough()) === quotaBefore + 2, 5_000, 'the quota to count the two e-mails');
   });
@@ -165,7 +164,7 @@ describe('concurrent creates at the daily quota', () => {
     expect(blocked).toHaveLength(8);
     for (const r of blocked) expect(r.json().status.service_status).toBe('restricted');
     expect(await reserved(t, 'tight')).toBe(limit);
-    expect(await teamDocumentCount(t.db.db, 'tight')).toBe(limit + 8);
+    expect((await t.stores.invoices.listState('tight')).documents).toBe(limit + 8);
     const db = t.db.db;
     // The e-mails let through were recorded in their documents' rows (the blocked ones written).
     expect(await t.app.notifier.service.writeRecordedEmails(1000)).toBe(limit);
@@ -204,7 +203,7 @@ describe.runIf(usingPostgres())('PostgreSQL: one statement', () => {
     // transaction. Every shard of the day full: the e-mail is blocked, the document restricted.
     const day = new Date().toISOString().slice(0, 10);
     expect(await reserveEmails(t.db.db, 'sixteen', day, SHARDS, SHARDS, new Date().toISOString())).toBe(SHARDS);
-    const before = await teamDocumentCount(t.db.db, 'sixteen');
+    const before = (await t.stores.invoices.listState('sixteen')).documents;
     let res: Awaited<ReturnType<typeof post>> | undefined;
     const texts = await statementsDuring(async () => {
       res = await post(t, { invoice: doc('ONE-full', { api_recipients: recipients('f@buyer.example') }), notify_recipients: true }, {}, SIXTEEN_KEY);
@@ -221,7 +220,7 @@ describe.runIf(usingPostgres())('PostgreSQL: one statement', () => {
       { type: 'invoice.restricted', revision: 1 },
     ]);
     expect(rows.items).toHaveLength(1);
-    expect(await teamDocumentCount(t.db.db, 'sixteen')).toBe(before + 1);
+    expect((await t.stores.invoices.listState('sixteen')).documents).toBe(before + 1);
     expect(await reserved(t, 'sixteen')).toBe(SHARDS);
   });
 });

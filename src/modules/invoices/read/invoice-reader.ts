@@ -3,8 +3,6 @@
  * input read from the database is what the cached text was built from), the list, revisions.
  * Split from invoice.service.ts along the read/write seam; the service delegates to it.
  */
-import { dialectOf, type Db } from '../../../db/database.js';
-import type { ReadThreads } from '../../../db/read-threads.js';
 import { ApiError } from '../../../shared/errors.js';
 import type { Clock } from '../../../shared/clock.js';
 import type { EdoSync } from '../../edo/index.js';
@@ -12,28 +10,27 @@ import { portalExpiry, type LinkBases } from '../../links/index.js';
 import type { AuthContext } from '../../teams/index.js';
 import type { InvoiceList, InvoiceRevisionDetail, InvoiceRevisionList, ListQuery, RevisionsQuery } from '../invoice-requests.schemas.js';
 import { DetailCache, ListItemCache, ListPageCache, ListTotalCache, type DetailInputs } from './read-caches.js';
-import type { WriteEffects } from '../write/write-effects.js';
+import { edoStateOf, type EdoStates } from '../model/edo-state.js';
 import { buildListItem, buildRevisionDetail, buildRevisionList, type DemoDocuments } from './read-views.js';
-import * as repo from '../store/invoice-repository.js';
+import type { InvoiceListRow, InvoiceStore, ListFilters } from '../store/index.js';
 import type { InvoiceDetail, InvoiceWriteResponse } from '../invoice.schemas.js';
 import { buildInvoiceResponse, etagOf, type ViewContext } from '../view/invoice-view.js';
-import { notFound, storedNotifications, type RequestInfo } from '../write/write-values.js';
+import { notFound, storedNotifications, type RequestInfo } from '../model/document-row.js';
+import { viewContextFor } from '../view/view-context.js';
 import { extended } from '../../../shared/objects.js';
 
 export interface InvoiceReaderDeps {
-  db: Db;
+  store: InvoiceStore;
   clock: Clock;
   bases: LinkBases;
   demoPublicId: string;
   demo: DemoDocuments;
-  effects: Pick<WriteEffects, 'edoState'>;
+  edo: EdoStates;
   /**
    * The read caches' budget (INVOICING_READ_CACHE_MB, 0: off) and the size above which a
    * response is not kept (INVOICING_CACHE_ENTRY_MAX_KB). Default 64 MB and 256 KB.
    */
   readCache?: ReadCacheBudget;
-  /** SQLite: the threads that run searches and deep pages (src/db/read-threads.ts); null runs them here. */
-  heavyReads?: ReadThreads | null;
 }
 
 /** The route's serializers of a list and of one list item. */
@@ -41,34 +38,6 @@ export interface ListSerializers {
   list: (body: InvoiceList) => string;
   item: (item: InvoiceList['items'][number]) => string;
 }
-
-/** What the response builder needs besides the rows: bases, time, caller, request, outcomes. */
-export function viewContextFor(
-  bases: LinkBases,
-  clock: Clock,
-  auth: AuthContext,
-  info: RequestInfo,
-  notifications: InvoiceWriteResponse['notifications'],
-  edo: EdoSync | null,
-  demoGuids?: Record<string, string>,
-): ViewContext {
-  return {
-    bases,
-    now: clock.now(),
-    tariff: auth.tariff,
-    caller: { keyId: auth.keyId, keyName: auth.keyName },
-    request: info,
-    notifications,
-    edo,
-    ...(demoGuids ? { demo: { guids: demoGuids } } : {}),
-  };
-}
-
-/**
- * Pages at most this deep are read on the event loop: the list index walked to an offset of
- * 1,000 costs well under a millisecond; deeper ones go to the reading threads.
- */
-const HEAVY_OFFSET = 1_000;
 
 export interface ReadCacheBudget {
   maxBytes: number;
@@ -81,8 +50,6 @@ const DEFAULT_READ_CACHE: ReadCacheBudget = { maxBytes: 64 * 1024 * 1024, maxEnt
 function share(budget: ReadCacheBudget, sixteenths: number): ReadCacheBudget {
   return { maxBytes: Math.floor((budget.maxBytes * sixteenths) / 16), maxEntryBytes: budget.maxEntryBytes };
 }
-
-type ListFilters = repo.ListFilters;
 
 const COMMA = Buffer.from(',');
 
@@ -117,19 +84,17 @@ function pageKey(teamId: string, externalShare: boolean, f: ListFilters): string
 
 export class InvoiceReader {
   private readonly demo: DemoDocuments;
-  private readonly effects: Pick<WriteEffects, 'edoState'>;
+  private readonly store: InvoiceStore;
   private readonly detailCache: DetailCache;
   private readonly listItems: ListItemCache;
   private readonly listPages: ListPageCache;
   private readonly listTotals: ListTotalCache;
   /** Page builds under way, by page key and list version: concurrent misses of one page share one build. */
   private readonly pageBuilds = new Map<string, Promise<Buffer>>();
-  private readonly onPostgres: boolean;
 
   constructor(private readonly deps: InvoiceReaderDeps) {
-    this.onPostgres = dialectOf(deps.db) === 'postgres';
+    this.store = deps.store;
     this.demo = deps.demo;
-    this.effects = deps.effects;
     const budget = deps.readCache ?? DEFAULT_READ_CACHE;
     this.detailCache = new DetailCache(share(budget, 8));
     this.listItems = new ListItemCache(share(budget, 4));
@@ -139,10 +104,9 @@ export class InvoiceReader {
 
   async get(auth: AuthContext, publicId: string, info: RequestInfo): Promise<{ body: InvoiceDetail; etag: string }> {
     if (auth.mode === 'demo') return this.demo.get(auth, publicId, info, this.deps.clock.now());
-    const row = await repo.findInvoice(this.deps.db, auth.teamId, publicId);
+    const { row, links } = await this.store.findWithLinks(auth.teamId, publicId);
     if (!row) throw notFound(publicId);
-    const links = await repo.listShareLinks(this.deps.db, auth.teamId, publicId);
-    const edo = await this.effects.edoState(this.deps.db, row);
+    const edo = await edoStateOf(this.deps.edo, this.store.db, row);
     const body = buildInvoiceResponse(row, links, this.viewContext(auth, info, storedNotifications(row), edo));
     return { body, etag: etagOf(publicId, row.revision) };
   }
@@ -203,18 +167,13 @@ export class InvoiceReader {
     // state need not be read (issue 12, session 5).
     let version: number | null = null;
     if (cache.splices(info.host, info.requestId)) {
-      version = (auth.listState ?? (await repo.listState(this.deps.db, auth.teamId))).version;
+      version = (auth.listState ?? (await this.store.listState(auth.teamId))).version;
       const fast = cache.lookupByVersion(auth.teamId, publicId, version, caller, info.host, info.requestId);
       if (fast !== null) return { json: fast.json, etag: etagOf(publicId, fast.row.revision) };
     }
-    // PostgreSQL: one statement for both (one round trip); SQLite: both reads, no round trips.
-    const { row, links } = this.onPostgres
-      ? await repo.findInvoiceWithLinksPg(this.deps.db, auth.teamId, publicId)
-      : await Promise.all([repo.findInvoice(this.deps.db, auth.teamId, publicId), repo.listShareLinks(this.deps.db, auth.teamId, publicId)]).then(
-          ([row, links]) => ({ row, links }),
-        );
+    const { row, links } = await this.store.findWithLinks(auth.teamId, publicId);
     if (!row) throw notFound(publicId);
-    const edo = await this.effects.edoState(this.deps.db, row);
+    const edo = await edoStateOf(this.deps.edo, this.store.db, row);
     const etag = etagOf(publicId, row.revision);
     const inputs: DetailInputs = { row, links, edo, ...caller };
     const hit = cache.lookup(inputs, info.host, info.requestId, version);
@@ -243,10 +202,10 @@ export class InvoiceReader {
     const filters = listFilters(query);
     if (auth.mode !== 'live') return serialize.list(this.demo.list(auth, info, this.deps.clock.now(), filters));
     const pages = this.listPages;
-    if (!pages.enabled) return this.buildListJson(auth, filters, serialize, await this.readList(auth.teamId, filters));
+    if (!pages.enabled) return this.buildListJson(auth, filters, serialize, await this.store.listInvoices(auth.teamId, filters));
     // The version BEFORE the page: a page is never kept under a version older than its data.
     // Read by authentication with the key when the route asks (one round trip for a hit).
-    const state = auth.listState ?? (await repo.listState(this.deps.db, auth.teamId));
+    const state = auth.listState ?? (await this.store.listState(auth.teamId));
     const key = pageKey(auth.teamId, auth.tariff.external_share, filters);
     const hit = pages.get(key, state.version);
     if (hit !== null) return hit;
@@ -279,7 +238,7 @@ export class InvoiceReader {
     // Another page of the same filters at the same version: its exact total is known.
     const totalKey = pageKey(auth.teamId, false, { ...filters, limit: 0, offset: 0 });
     const total = this.listTotals.get(totalKey, state.version);
-    const page = await this.readList(auth.teamId, filters, { documents: state.documents, total });
+    const page = await this.store.listInvoices(auth.teamId, filters, { documents: state.documents, total });
     if (total === undefined) this.listTotals.set(totalKey, state.version, page.total);
     const built = this.buildListJson(auth, filters, serialize, page);
     const body = typeof built === 'string' ? Buffer.from(built) : built;
@@ -296,10 +255,10 @@ export class InvoiceReader {
     auth: AuthContext,
     filters: ListFilters,
     serialize: ListSerializers,
-    page: { rows: repo.InvoiceListRow[]; total: number },
+    page: { rows: InvoiceListRow[]; total: number },
   ): string | Buffer {
     const envelopeOf = { ok: true as const, total: page.total, limit: filters.limit, offset: filters.offset };
-    const build = (r: repo.InvoiceListRow) => buildListItem(r, this.deps.bases, auth.tariff);
+    const build = (r: InvoiceListRow) => buildListItem(r, this.deps.bases, auth.tariff);
     const cache = this.listItems;
     const envelope = serialize.list(extended(envelopeOf, { items: [] }));
     const slot = '"items":[]';
@@ -324,19 +283,6 @@ export class InvoiceReader {
     return Buffer.concat(parts);
   }
 
-  /**
-   * A page and its total. A search (`q`) or a deep page (`offset` past HEAVY_OFFSET) may walk many
-   * rows: with reading threads (SQLite, src/db/read-threads.ts) it runs there, off the event loop,
-   * within the team's share of them.
-   */
-  private readList(teamId: string, filters: ListFilters, known: Parameters<typeof repo.listInvoices>[3] = {}): Promise<{ rows: repo.InvoiceListRow[]; total: number }> {
-    const threads = this.deps.heavyReads;
-    if (threads && (filters.q !== undefined || filters.offset > HEAVY_OFFSET)) {
-      return threads.forTeam(teamId, (db) => repo.listInvoices(db, teamId, filters, known));
-    }
-    return repo.listInvoices(this.deps.db, teamId, filters, known);
-  }
-
   /** A page of the previous revisions, newest first, without their documents. */
   async revisions(auth: AuthContext, publicId: string, query: RevisionsQuery = {}): Promise<InvoiceRevisionList> {
     const limit = query.limit ?? 20;
@@ -345,9 +291,9 @@ export class InvoiceReader {
       if (publicId !== this.deps.demoPublicId) throw this.demo.notFound(publicId);
       return { ok: true, public_id: publicId, current_revision: 1, total: 0, limit, offset, revisions: [] };
     }
-    const row = await repo.findInvoice(this.deps.db, auth.teamId, publicId);
+    const row = await this.store.findInvoice(this.store.db, auth.teamId, publicId);
     if (!row) throw notFound(publicId);
-    return buildRevisionList(row, await repo.listRevisions(this.deps.db, auth.teamId, publicId, { limit, offset }), limit, offset);
+    return buildRevisionList(row, await this.store.listRevisions(auth.teamId, publicId, { limit, offset }), limit, offset);
   }
 
   /** One revision with its document (the current one too); 404 revision_not_found otherwise. */
@@ -358,10 +304,10 @@ export class InvoiceReader {
       if (revision !== 1) throw unknown();
       return buildRevisionDetail(this.demo.sampleRow().row, null);
     }
-    const row = await repo.findInvoice(this.deps.db, auth.teamId, publicId);
+    const row = await this.store.findInvoice(this.store.db, auth.teamId, publicId);
     if (!row) throw notFound(publicId);
     if (revision === row.revision) return buildRevisionDetail(row, null);
-    const stored = revision < row.revision ? await repo.findRevision(this.deps.db, auth.teamId, publicId, revision) : undefined;
+    const stored = revision < row.revision ? await this.store.findRevision(auth.teamId, publicId, revision) : undefined;
     if (!stored) throw unknown();
     return buildRevisionDetail(row, stored);
   }

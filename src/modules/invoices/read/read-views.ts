@@ -5,16 +5,16 @@ import { shareUrls, type LinkBases } from '../../links/index.js';
 import { DEMO_CATALOG_DATA, DEMO_TEAM_ID, type AuthContext, type Tariff } from '../../teams/index.js';
 import { DEMO_CREATED_AT, DEMO_SAMPLE_PAYLOAD, DEMO_SHARE_TOKENS } from './demo-data.js';
 import type { InvoiceList, InvoiceRevisionDetail, InvoiceRevisionList } from '../invoice-requests.schemas.js';
-import type { InvoiceListRow, RevisionSummaryRow } from '../store/invoice-repository.js';
+import type { InvoiceListRow, RevisionSummaryRow } from '../store/index.js';
 import type { InvoiceDetail } from '../invoice.schemas.js';
 import { emptyOutcome } from '../../notifications/index.js';
 import { buildInvoiceResponse, etagOf, serviceRestriction, statusBlock, totalsOf } from '../view/invoice-view.js';
-import { resolveSellerFrom, type ResolvedSeller } from '../write/seller-references.js';
-import { uniqueRecipients } from '../write/share-links.js';
+import { resolveSellerFrom, type ResolvedSeller } from '../rules/seller-resolution.js';
+import { uniqueRecipients } from '../model/share-links.js';
 import type { ApiRecipient, Party } from '../model/invoice.model.js';
-import type { RequestInfo, WriteValues } from '../write/write-values.js';
+import type { RequestInfo, WriteValues } from '../model/document-row.js';
 import { validateInvoice } from '../rules/validation.js';
-import { normalizeSearchText } from '../../../db/text-search.js';
+import { normalizeSearchText } from '../rules/search-text.js';
 
 export function buildListItem(r: InvoiceListRow, bases: LinkBases, tariff: Tariff): InvoiceList['items'][number] {
   const restriction = serviceRestriction(tariff) || (r.service_status === 'restricted' ? r.service_status_reason : '');

@@ -30,16 +30,15 @@
  * one statement that sweeps the team's expired keys and inserts the claim, or replaces an expired
  * record of the key (`claimKey`).
  */
-import type { Selectable, Transaction } from 'kysely';
-import { dialectOf, type Db, type Executor } from '../../../db/database.js';
+import type { Transaction } from 'kysely';
+import type { Executor } from '../../../db/database.js';
 import { isUniqueViolation } from '../../../db/errors.js';
-import { groupCommitFor, type GroupCommit } from '../../../db/group-commit.js';
-import type { Database, IdempotencyKeysTable } from '../../../db/types.js';
+import type { Database } from '../../../db/types.js';
 import { ApiError } from '../../../shared/errors.js';
 import { isoNow, type Clock } from '../../../shared/clock.js';
 import type { InvoiceWriteResponse } from '../invoice.schemas.js';
 import type { WriteOutcome } from '../model/invoice.model.js';
-import * as repo from '../store/idempotency-repository.js';
+import type { IdempotencyKeyRow, IdempotencyKeys, InvoiceStore } from '../store/index.js';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
 /** Far longer than any create takes; a claim this old has no live owner. */
@@ -62,25 +61,21 @@ export type ClaimInWrite = (trx: Transaction<Database>) => Promise<void>;
 
 export class IdempotencyStore {
   private readonly deliveryLeaseMs: number;
-  /**
-   * The claim, its release and the final answer are small durable writes of their own: they
-   * join the document writes' group commit (src/db/group-commit.ts) instead of each paying an
-   * fsync of its own on SQLite.
-   */
-  private readonly commits: GroupCommit;
+  private readonly keys: IdempotencyKeys;
 
+  /**
+   * The release and the final answer are small durable writes of their own, through the store's
+   * `transaction` (on SQLite they join the document writes' group commit instead of each paying
+   * an fsync of its own).
+   */
   constructor(
-    private readonly db: Db,
+    private readonly store: InvoiceStore,
     private readonly clock: Clock,
     options: IdempotencyOptions = {},
   ) {
     this.deliveryLeaseMs = options.deliveryLeaseMs ?? PENDING_LEASE_MS;
-    this.commits = groupCommitFor(db);
-    this.claimsInWrite = dialectOf(db) === 'sqlite';
+    this.keys = store.keys;
   }
-
-  /** SQLite: the claim joins the document's write (see the top). */
-  private readonly claimsInWrite: boolean;
 
   async run(
     teamId: string,
@@ -94,28 +89,31 @@ export class IdempotencyStore {
     const now = this.clock.now();
     const claimedAt = now.toISOString();
     const expiresAt = new Date(now.getTime() + TTL_MS).toISOString();
+    const db = this.store.db;
     let claimInWrite: ClaimInWrite | undefined;
-    if (this.claimsInWrite) {
+    const alone = await this.keys.claimAlone(teamId, key, hash, claimedAt, expiresAt);
+    if (alone === null) {
       // A key already answered (or in use) is told without a write; otherwise the claim rides in the document's write.
-      const row = await repo.findKey(this.db, teamId, key);
-      const answer = row && row.expires_at >= claimedAt ? await this.answerFor(this.db, row, hash, now) : null;
+      const row = await this.keys.findKey(db, teamId, key);
+      const answer = row && row.expires_at >= claimedAt ? await this.answerFor(db, row, hash, now) : null;
       if (answer !== null && answer !== 'claimed') return answer;
       if (answer === null) {
         claimInWrite = async (trx) => {
-          await repo.deleteExpiredKeys(trx, teamId, claimedAt);
+          await this.keys.deleteExpiredKeys(trx, teamId, claimedAt);
           try {
-            await repo.insertClaim(trx, teamId, key, hash, claimedAt, expiresAt);
+            await this.keys.insertClaim(trx, teamId, key, hash, claimedAt, expiresAt);
           } catch (err) {
             if (!isUniqueViolation(err)) throw err;
             // Claimed meanwhile by a write before this one (committed, or earlier in this batch).
-            const taken = await this.answerFor(trx, await repo.findKey(trx, teamId, key), hash, now);
+            const taken = await this.answerFor(trx, await this.keys.findKey(trx, teamId, key), hash, now);
             if (taken !== 'claimed') throw new KeyAnswered(taken);
           }
         };
       }
-    } else {
-      const existing = await this.claim(teamId, key, hash, now);
-      if (existing) return existing;
+    } else if (!alone) {
+      // Another request's key: its answer, or a lapsed claim this request takes over.
+      const answer = await this.answerFor(db, await this.keys.findKey(db, teamId, key), hash, now);
+      if (answer !== 'claimed') return answer;
     }
     let outcome: WriteOutcome;
     /** The answer recorded as final with the document (no e-mail attempt after the commit). */
@@ -124,30 +122,22 @@ export class IdempotencyStore {
       outcome = await work(async (trx, outcome, final) => {
         const status = final ? outcome.status : null;
         // The claim lapsed and a retry took it over: roll this document back, the retry stands.
-        if (!(await repo.recordCommitted(trx, teamId, key, claimedAt, JSON.stringify(outcome.body), status))) throw inProgress();
+        if (!(await this.keys.recordCommitted(trx, teamId, key, claimedAt, JSON.stringify(outcome.body), status))) throw inProgress();
         recordedFinal = final ? outcome : null;
       }, claimInWrite);
     } catch (err) {
       if (err instanceof KeyAnswered) return err.outcome;
       // Nothing was stored: release the key (if still ours) so a corrected retry can run. A claim
       // made in the write went with its rollback (or was never made: the error came before it).
-      if (claimInWrite === undefined) await this.commits.run((trx) => repo.releaseClaim(trx, teamId, key, claimedAt));
+      if (claimInWrite === undefined) await this.store.transaction((trx) => this.keys.releaseClaim(trx, teamId, key, claimedAt));
       throw err;
     }
     // Recorded final with the document: nothing more to write.
     if (outcome === recordedFinal) return outcome;
     // The transaction recorded the response as committed (e-mails not yet attempted, no status);
     // the final one, after the bounded delivery attempt, replaces it so replays match the first answer.
-    await this.commits.run((trx) => repo.recordFinal(trx, teamId, key, claimedAt, outcome.status, JSON.stringify(outcome.body)));
+    await this.store.transaction((trx) => this.keys.recordFinal(trx, teamId, key, claimedAt, outcome.status, JSON.stringify(outcome.body)));
     return outcome;
-  }
-
-  /** Claims the key, or returns the replay of a finished request, or throws for a conflict. */
-  private async claim(teamId: string, key: string, hash: string, now: Date): Promise<WriteOutcome | null> {
-    const nowIso = now.toISOString();
-    if (await repo.claimKey(this.db, teamId, key, hash, nowIso, new Date(now.getTime() + TTL_MS).toISOString())) return null;
-    const answer = await this.answerFor(this.db, await repo.findKey(this.db, teamId, key), hash, now);
-    return answer === 'claimed' ? null : answer;
   }
 
   /**
@@ -155,12 +145,12 @@ export class IdempotencyStore {
    * 'claimed' when the row was a lapsed claim this request took over; throws while it is in use,
    * or for another body.
    */
-  private async answerFor(db: Executor, row: Selectable<IdempotencyKeysTable> | undefined, hash: string, now: Date): Promise<WriteOutcome | 'claimed'> {
+  private async answerFor(db: Executor, row: IdempotencyKeyRow | undefined, hash: string, now: Date): Promise<WriteOutcome | 'claimed'> {
     if (!row) throw inProgress();
     const nowIso = now.toISOString();
     if (row.state === 'pending' && row.created_at < new Date(now.getTime() - PENDING_LEASE_MS).toISOString()) {
       const expiresAt = new Date(now.getTime() + TTL_MS).toISOString();
-      if (await repo.takeOverLapsedClaim(db, row.team_id, row.idem_key, row.created_at, { hash, claimedAt: nowIso, expiresAt })) return 'claimed';
+      if (await this.keys.takeOverLapsedClaim(db, row.team_id, row.idem_key, row.created_at, { hash, claimedAt: nowIso, expiresAt })) return 'claimed';
       throw inProgress();
     }
     if (row.request_hash !== hash) {

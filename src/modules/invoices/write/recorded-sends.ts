@@ -6,13 +6,13 @@
  * `NotificationService.writeRecordedEmails`) or the document's next update write them from the
  * row, taking the record with a conditional update so that they are written once.
  */
-import { sql } from 'kysely';
 import type { Executor } from '../../../db/database.js';
 import type { InvoiceRow } from '../../../db/types.js';
+import { firstRevision, linkAddresses, recordsIn, takeRecord } from '../store/portable-records.js';
 import type { RecordedSend, RecordedSendRef } from '../../edo/index.js';
 import { recordedOutcome, type RecordedEmails, type RecordedEmailsRef } from '../../notifications/index.js';
 import type { NormalizedInvoice } from '../model/invoice.model.js';
-import { edoSyncRequest } from './write-values.js';
+import { edoSyncRequest } from '../model/document-row.js';
 
 /**
  * The send `row`'s create recorded (as job `jobId`), as the create built it: the row is still
@@ -26,42 +26,6 @@ function recordedSendOf(row: InvoiceRow, jobId: string): RecordedSend {
     jobId,
     queuedAt: row.created_at,
   };
-}
-
-/** The columns of `invoices` a create records in (`edo_pending_job`, `email_pending`). */
-type RecordColumn = 'edo_pending_job' | 'email_pending';
-
-/**
- * Up to `limit` documents with a record in `column`, in (team, document) order: several workers
- * taking records in one order never wait on each other in a cycle. The column's partial index
- * (`invoices_edo_pending_idx`, `invoices_email_pending_idx`) holds exactly these rows.
- */
-async function recordsIn(db: Executor, column: RecordColumn, limit: number): Promise<Array<{ teamId: string; publicId: string; record: string }>> {
-  const rows = await db
-    .selectFrom('invoices')
-    .select(['team_id', 'public_id', `${column} as record`])
-    .where(column, 'is not', null)
-    .orderBy('team_id')
-    .orderBy('public_id')
-    .limit(limit)
-    .execute();
-  return rows.map((r) => ({ teamId: r.team_id, publicId: r.public_id, record: r.record as string }));
-}
-
-/**
- * Clears the document's record in `column` if it is still `record`: the row as it was, or
- * undefined. `outcome`: the e-mail outcome the record answered, stored in the same statement
- * (unless one is stored), since the record that gave it goes.
- */
-function takeRecord(db: Executor, column: RecordColumn, ref: { teamId: string; publicId: string }, record: string, outcome: string | null = null) {
-  return db
-    .updateTable('invoices')
-    .set(outcome === null ? { [column]: null } : { [column]: null, notifications: sql<string>`coalesce(notifications, ${outcome})` })
-    .where('team_id', '=', ref.teamId)
-    .where('public_id', '=', ref.publicId)
-    .where(column, '=', record)
-    .returningAll()
-    .executeTakeFirst();
 }
 
 /** Up to `limit` documents with a recorded send (`recordsIn`). */
@@ -98,23 +62,8 @@ export async function takeRecordedEmails(db: Executor, ref: RecordedEmailsRef): 
   const outcome = recordedOutcome(ref.publicId, ref.record);
   const row = await takeRecord(db, 'email_pending', ref, ref.record, outcome && JSON.stringify(outcome));
   if (!row) return null;
-  let first: { document: string; total: string } | undefined = row;
-  if (row.revision !== 1) {
-    first = await db
-      .selectFrom('invoice_revisions')
-      .select(['document', 'total'])
-      .where('team_id', '=', ref.teamId)
-      .where('public_id', '=', ref.publicId)
-      .where('revision', '=', 1)
-      .executeTakeFirst();
-    if (!first) return null;
-  }
-  const links = await db
-    .selectFrom('share_links')
-    .select(['kind', 'email', 'token'])
-    .where('team_id', '=', ref.teamId)
-    .where('public_id', '=', ref.publicId)
-    .orderBy('sort_order')
-    .execute();
+  const first = row.revision === 1 ? row : await firstRevision(db, ref.teamId, ref.publicId);
+  if (!first) return null;
+  const links = await linkAddresses(db, ref.teamId, ref.publicId);
   return { ...ref, document: JSON.parse(first.document) as NormalizedInvoice, total: first.total, links };
 }

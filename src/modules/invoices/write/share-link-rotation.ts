@@ -9,7 +9,7 @@
 import type { Db } from '../../../db/database.js';
 import type { ShareLinkRow } from '../../../db/types.js';
 import { sortableToken } from '../../../shared/tokens.js';
-import * as repo from '../store/invoice-repository.js';
+import * as repo from '../store/portable-documents.js';
 
 export interface RotatedLinks {
   teamId: string;

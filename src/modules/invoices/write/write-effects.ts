@@ -16,7 +16,8 @@ import type {
   PreparedNotifications,
 } from '../../notifications/index.js';
 import type { AuthContext } from '../../teams/index.js';
-import { edoSyncRequest, type PreparedWrite } from './write-values.js';
+import { edoSyncRequest, type PreparedWrite } from '../model/document-row.js';
+import { edoStateOf } from '../model/edo-state.js';
 import { extended } from '../../../shared/objects.js';
 
 /** What a write queued, handed from inside its transaction to after the commit. */
@@ -198,20 +199,10 @@ export class WriteEffects {
     return { notifications, status: 200, delivered: false };
   }
 
-  /**
-   * `metadata.edo` of the document as `row` describes it. A create knows what it queued, a
-   * document whose send is still recorded in its row answers the state its job will be written
-   * with, and a first revision without `buyer_edo_id` has none: no query for these.
-   */
+  /** `metadata.edo` of the document: what a create queued, else as its row describes it (model/edo-state.ts). */
   async edoState(db: Executor, row: InvoiceRow, queued?: QueuedEffects): Promise<EdoSync | null> {
     if (row.revision === 1 && queued) return queued.edo?.state ?? null;
-    // (A record on a later revision is stale, left by a previous-release update: recorded-sends.ts.)
-    if (row.edo_pending_job && row.revision === 1 && row.buyer_edo_id) {
-      const { team_id: teamId, public_id: publicId, seller_edo_id: sellerEdoId, buyer_edo_id: buyerEdoId, created_at: queuedAt } = row;
-      return this.deps.edo.recordedState({ teamId, publicId, revision: 1, sellerEdoId, buyerEdoId, jobId: row.edo_pending_job, queuedAt });
-    }
-    if (row.revision === 1 && !row.buyer_edo_id) return null;
-    return this.deps.edo.stateOf(db, row.team_id, row.public_id);
+    return edoStateOf(this.deps.edo, db, row);
   }
 
   /**

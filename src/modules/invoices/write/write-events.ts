@@ -1,6 +1,7 @@
 /**
- * The events a document write records, inside its transaction (issue 15): created or updated,
- * the seller status's move, and the document becoming restricted.
+ * The events a document write records, inside its transaction (the events module's log that
+ * webhooks and the feed read): created or updated, the seller status's move, and the document
+ * becoming restricted.
  */
 import type { Executor } from '../../../db/database.js';
 import type { InvoiceRow } from '../../../db/types.js';
@@ -27,8 +28,8 @@ function restrictedEvent(row: InvoiceRow, now: string): DocumentEventInput<'invo
 }
 
 /**
- * The events of a new document, for writing them in the document's own statement (PostgreSQL,
- * insertNewDocumentPg): what `recordWriteEvents` writes for it and, with `restriction` (no
+ * The events of a new document, for writing them with its rows (`InvoiceStore.insertNewDocument`):
+ * what `recordWriteEvents` writes for it and, with `restriction` (a document written alone: no
  * e-mail planned that could still restrict it), what `recordRestriction` would write after.
  */
 export function newDocumentEvents(row: InvoiceRow, now: string, restriction: boolean): DocumentEventInput[] {
@@ -61,8 +62,8 @@ function restrictionEvents(before: InvoiceRow | null, after: InvoiceRow, now: st
 
 /**
  * The events of an update that plans no e-mail (so nothing can restrict it after), for writing
- * them in the update's own statement (PostgreSQL, updateDocumentPg): what `recordWriteEvents`
- * and then `recordRestriction` write for it.
+ * them with its rows (`InvoiceStore.updateDocumentAlone`): what `recordWriteEvents` and then
+ * `recordRestriction` write for it.
  */
 export function quietUpdateEvents(before: InvoiceRow, after: InvoiceRow, now: string): DocumentEventInput[] {
   return [...writeEvents(before, after, now), ...restrictionEvents(before, after, now)];

@@ -4,7 +4,7 @@
  */
 
 import type { InvoiceRow } from '../../../db/types.js';
-import { normalizeSearchText } from '../../../db/text-search.js';
+import { normalizeSearchText } from '../rules/search-text.js';
 import { ApiError } from '../../../shared/errors.js';
 import { emptyOutcome, recordedOutcome } from '../../notifications/index.js';
 import type { AuthContext } from '../../teams/index.js';
@@ -14,9 +14,9 @@ import { requestHash } from '../../../shared/request-hash.js';
 import type { EdoSyncRequest } from '../../edo/index.js';
 import { documentTitle, etagOf, serviceRestriction } from '../view/invoice-view.js';
 import type { DocumentTotals } from '../rules/totals.js';
-import type { ResolvedSeller } from './seller-references.js';
+import type { ResolvedSeller } from '../rules/seller-resolution.js';
 import type { SellerStatus } from '../rules/statuses.js';
-import type { NormalizedInvoice, ValidationIssue } from '../model/invoice.model.js';
+import type { NormalizedInvoice, ValidationIssue } from './invoice.model.js';
 import { extended } from '../../../shared/objects.js';
 
 export interface RequestInfo {

@@ -1,7 +1,8 @@
 /**
- * SQL of the Idempotency-Key store (idempotency.ts holds the rules). A key is claimed by the
- * request that inserted it (`state = pending`, `created_at` = its claim time); every later
- * write is fenced by that claim time, so a request whose claim lapsed changes nothing.
+ * The Idempotency-Key records' portable SQL (write/idempotency.ts holds the rules; PostgreSQL's
+ * one-statement claim is in postgres.ts). A key is claimed by the request that inserted it
+ * (`state = pending`, `created_at` = its claim time); every later write is fenced by that claim
+ * time, so a request whose claim lapsed changes nothing.
  */
 import type { Executor } from '../../../db/database.js';
 import { insertRows, preparedQuery, preparedStatement } from '../../../db/prepared-query.js';
@@ -62,50 +63,6 @@ export async function insertClaim(db: Executor, teamId: string, key: string, has
 const findKeyStatement = preparedQuery<'teamId' | 'key', Selectable<IdempotencyKeysTable>>((db, p) =>
   db.selectFrom('idempotency_keys').selectAll().where('team_id', '=', p('teamId')).where('idem_key', '=', p('key')),
 );
-
-/**
- * PostgreSQL: the claim in one statement that commits alone (one round trip where a transaction
- * of a sweep and an insert took four): the team's other expired keys swept, and the key inserted
- * `pending`, or an expired record of it replaced. Nothing back when the key has a live record
- * (another request's: its answer, or its claim). A claim being inserted by a concurrent
- * transaction is waited for, then seen.
- */
-const claimStatement = preparedQuery<'teamId' | 'key' | 'hash' | 'now' | 'expiresAt', { created_at: string }>((db, p) =>
-  db
-    .with('swept', (w) =>
-      w.deleteFrom('idempotency_keys').where('team_id', '=', p('teamId')).where('expires_at', '<', p('now')).where('idem_key', '<>', p('key')),
-    )
-    .insertInto('idempotency_keys')
-    .values({
-      team_id: p('teamId'),
-      idem_key: p('key'),
-      request_hash: p('hash'),
-      state: 'pending',
-      response_status: null,
-      response_body: null,
-      created_at: p('now'),
-      expires_at: p('expiresAt'),
-    })
-    .onConflict((oc) =>
-      oc
-        .columns(['team_id', 'idem_key'])
-        .doUpdateSet((eb) => ({
-          request_hash: eb.ref('excluded.request_hash'),
-          state: eb.ref('excluded.state'),
-          response_status: null,
-          response_body: null,
-          created_at: eb.ref('excluded.created_at'),
-          expires_at: eb.ref('excluded.expires_at'),
-        }))
-        .where('idempotency_keys.expires_at', '<', p('now')),
-    )
-    .returning('created_at'),
-);
-
-/** `claimStatement` (PostgreSQL): true when the key is this request's now. */
-export async function claimKey(db: Executor, teamId: string, key: string, hash: string, claimedAt: string, expiresAt: string): Promise<boolean> {
-  return (await claimStatement(db, { teamId, key, hash, now: claimedAt, expiresAt })).length > 0;
-}
 
 export async function findKey(db: Executor, teamId: string, key: string): Promise<Selectable<IdempotencyKeysTable> | undefined> {
   return (await findKeyStatement(db, { teamId, key }))[0];
