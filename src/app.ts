@@ -261,15 +261,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   const bases = { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret: deps.secret };
-  const stores = deps.stores ?? createStores(database);
   // PDFs (share pages, e-mail attachments, EDO sends) render in worker threads, off the event
   // loop. onClose hooks run last-registered first: the pool closes after the workers below
   // have finished their batches.
   const pdf = deps.pdf ?? createPdfRenderer(pdfPoolOptions(config));
   app.addHook('onClose', async () => pdf.close());
+  const stores = deps.stores ?? createStores(database);
   const notifier =
     deps.notifier ?? createNotifications({
       database,
+      stores: stores.notifications,
       clock,
       bases,
       config,
@@ -280,6 +281,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('onClose', async () => notifier.close());
   const edo = deps.edo ?? createEdo({
       database,
+      stores: stores.edo,
       clock,
       config,
       documents: documentStatusPort,

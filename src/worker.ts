@@ -29,6 +29,7 @@ export async function runWorker(config: Config): Promise<void> {
   const stores = createStores(database);
   const notifier = createNotifications({
     database,
+    stores: stores.notifications,
     clock: systemClock,
     bases: { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret },
     config,
@@ -37,6 +38,7 @@ export async function runWorker(config: Config): Promise<void> {
   });
   const edo = createEdo({
     database,
+    stores: stores.edo,
     clock: systemClock,
     config,
     documents: documentStatusPort,

@@ -80,9 +80,11 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   logStream.on('data', (chunk: Buffer) => logs.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
 
   const store = options.rateLimitStore ?? new MemoryStore();
+  const stores = createStores(db);
   const notifier = options.notifications
     ? createNotifications({
         database: db,
+        stores: stores.notifications,
         clock: options.notifications.clock ?? systemClock,
         bases: { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret: TEST_SECRET },
         config,
@@ -95,6 +97,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const edo = options.edo
     ? createEdo({
         database: db,
+        stores: stores.edo,
         clock: options.edo.clock ?? systemClock,
         config,
         documents: documentStatusPort,
@@ -112,7 +115,6 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
         ...(options.webhooks.lookup ? { lookup: options.webhooks.lookup } : {}),
       })
     : undefined;
-  const stores = createStores(db);
   const app = await buildApp({
     config,
     database: db,

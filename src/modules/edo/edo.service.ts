@@ -33,8 +33,15 @@ export type EdoFileProvider = (document: {
   jobId: string;
 }) => Promise<{ revision: number; file: EdoOutgoingDocument['file'] } | null>;
 
+/** What the EDO module stores per database (src/stores.ts builds it): claiming its due sends. */
+export interface EdoStores {
+  /** The outbox's claim of the database in use. */
+  claimOutbox: (claim: Parameters<typeof outbox.claimDue>[2]) => Promise<OutboxRow[]>;
+}
+
 export interface EdoServiceDeps {
-  database: Pick<DatabaseHandle, 'db' | 'dialect'>;
+  database: Pick<DatabaseHandle, 'db'>;
+  stores: EdoStores;
   clock: Clock;
   operator: EdoOperator;
   /** buyer_status → `sent` when the operator delivered (the invoices module's port). */
@@ -307,7 +314,7 @@ export class EdoService {
   /** Claims up to `limit` due sends (retries due, leases lapsed) for `owner`. */
   async claimDue(owner: string, limit: number): Promise<OutboxRow[]> {
     const claim = { kind: 'edo_send' as const, owner, limit, now: this.deps.clock.now(), leaseMs: this.policy.leaseMs };
-    return outbox.claimDue(this.db, this.deps.database.dialect, claim);
+    return this.deps.stores.claimOutbox(claim);
   }
 
   /**

@@ -8,7 +8,9 @@
  * rows, then the document) for a team whose daily quota is too small to hold blocks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reserveEmails, SHARDS, utcDay } from '../../../src/modules/notifications/quota.js';
+import { utcDay } from '../../../src/modules/notifications/store/portable.js';
+import { SHARDS } from '../../../src/modules/notifications/store/postgres-shards.js';
+import { reserveEmails } from '../../helpers/quota.js';
 import type { TestApp } from '../../helpers/app.js';
 import { usingPostgres } from '../../helpers/db.js';
 import { bootstrapFixture } from '../../helpers/fixtures.js';

@@ -7,7 +7,10 @@ import { openDatabase, type DatabaseHandle } from '../../../src/db/database.js';
 import { createMailTransport, NotificationService } from '../../../src/modules/notifications/index.js';
 import { sql } from 'kysely';
 import { up as shardQuota } from '../../../src/db/migrations/2026-11-27T0900_email_quota_shards.js';
-import { prunePastDays, reservedOn, reserveEmails, shareOf, SHARDS, utcDay } from '../../../src/modules/notifications/quota.js';
+import { utcDay } from '../../../src/modules/notifications/store/portable.js';
+import { shareOf, SHARDS } from '../../../src/modules/notifications/store/postgres-shards.js';
+import { createStores } from '../../../src/stores.js';
+import { prunePastDays, reservedOn, reserveEmails } from '../../helpers/quota.js';
 import os from 'node:os';
 import { systemClock } from '../../../src/shared/clock.js';
 import { GroupCommit } from '../../../src/db/group-commit.js';
@@ -259,7 +262,8 @@ describe('retention of past days', () => {
     const at = new Date('2026-02-10T00:30:00Z');
     const transport = createMailTransport({ smtpUrl: null, dataDir: os.tmpdir() });
     const service = new NotificationService({
-      database: db,
+      db: db.db,
+      stores: createStores(db).notifications,
       clock: { now: () => at },
       transport,
       documents: documentStatusPort,
@@ -283,7 +287,7 @@ describe('the gate in the write path', () => {
   it('blocks the e-mails past emails_per_day with emails_per_day_exceeded (207)', async () => {
     const server = await startSmtpServer();
     const transport = createMailTransport({ smtpUrl: server.url, dataDir: '/tmp' });
-    const service = new NotificationService({ database: db, clock: systemClock, transport, documents: documentStatusPort, bases: BASES, mailFrom: 'inv@billing.example' });
+    const service = new NotificationService({ db: db.db, stores: createStores(db).notifications, clock: systemClock, transport, documents: documentStatusPort, bases: BASES, mailFrom: 'inv@billing.example' });
     try {
       const today = utcDay(new Date());
       const used = await reservedOn(db.db, 'beta', today);
@@ -316,7 +320,7 @@ describe('the gate in the write path', () => {
   it('holds under concurrent writes from two instances: exactly the quota is enqueued', async () => {
     const transport = createMailTransport({ smtpUrl: null, dataDir: '/tmp/unused' });
     const services = [db, second].map(
-      (database) => new NotificationService({ database, clock: systemClock, transport, documents: documentStatusPort, bases: BASES, mailFrom: 'inv@billing.example' }),
+      (database) => new NotificationService({ db: database.db, stores: createStores(database).notifications, clock: systemClock, transport, documents: documentStatusPort, bases: BASES, mailFrom: 'inv@billing.example' }),
     );
     const today = utcDay(new Date());
     const used = await reservedOn(db.db, 'acme', today);

@@ -1,6 +1,6 @@
 /**
  * PostgreSQL: e-mails of the daily quota a node holds, so that most e-mailed creates write no
- * quota row at all (docs/notifications.md, "Held e-mails").
+ * quota row at all (docs/notifications.md, "Held e-mails"; the store's `takeHeld`).
  *
  * A reservation on a shard row is a row version and its WAL per create, and a row lock held
  * until the commit that the team's other creates drawing the same shard wait on; it also needs a
@@ -33,9 +33,11 @@
  * - At most `MAX_HELD` teams and days held per node; beyond, creates reserve their e-mails in
  *   their transaction.
  */
-import type { Executor } from '../../db/database.js';
-import type { Clock } from '../../shared/clock.js';
-import { giveBackToShard, reserveInShard, SHARDS, shareOf, utcDay } from './quota.js';
+import type { Executor } from '../../../db/database.js';
+import type { Clock } from '../../../shared/clock.js';
+import type { HeldTake } from './index.js';
+import { utcDay } from './portable.js';
+import { giveBackToShard, reserveInShard, SHARDS, shareOf } from './postgres-shards.js';
 import crypto from 'node:crypto';
 
 /** The most e-mails of one team and day a node reserves at once. */
@@ -54,15 +56,6 @@ export const MAX_HELD = 10_000;
 /** The block a node reserves at once for a team whose daily limit is `limit` (0: none). */
 export function blockSize(limit: number): number {
   return Math.min(BLOCK_MAX, Math.floor(limit / BLOCK_DIVISOR));
-}
-
-/** E-mails a create took from what its node holds (`HeldQuota.take`): hand back to `giveBack` if its statement wrote nothing. */
-export interface HeldTake {
-  teamId: string;
-  day: string;
-  limit: number;
-  shard: number;
-  count: number;
 }
 
 interface Held {
