@@ -12,9 +12,9 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { MemoryStore } from '../../src/http/rate-limit/memory-store.js';
 import type { RateLimitStore } from '../../src/http/rate-limit/rate-limit.types.js';
-import { createEdo, type EdoDeps } from '../../src/modules/edo/index.js';
+import type { EdoDeps } from '../../src/modules/edo/index.js';
 import { createPdfRenderer, inlinePdfRenderer, pdfPoolOptions } from '../../src/modules/rendering/pdf-pool.js';
-import { createNotifications, type NotificationsDeps } from '../../src/modules/notifications/index.js';
+import type { NotificationsDeps } from '../../src/modules/notifications/index.js';
 import { createWebhooks, type WebhooksDeps } from '../../src/modules/webhooks/index.js';
 import { applyBootstrap, parseBootstrap } from '../../src/modules/teams/bootstrap.js';
 import { systemClock, type Clock } from '../../src/shared/clock.js';
@@ -23,7 +23,6 @@ import { createStores, type Stores } from '../../src/stores.js';
 import { createTestDb, type TestDatabase } from './db.js';
 import { bootstrapFixture } from './fixtures.js';
 import { SpecValidator } from './openapi.js';
-import { documentStatusPort } from '../../src/modules/invoices/index.js';
 
 /** The portal-link signing secret of test apps. */
 export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789abcdef';
@@ -81,30 +80,17 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
 
   const store = options.rateLimitStore ?? new MemoryStore();
   const stores = createStores(db);
-  const notifier = options.notifications
-    ? createNotifications({
-        database: db,
-        stores: stores.notifications,
+  // A service built with settings of its own logs nothing unless given a logger.
+  const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+  const notifications = options.notifications
+    ? {
         clock: options.notifications.clock ?? systemClock,
-        bases: { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret: TEST_SECRET },
-        config,
-        documents: documentStatusPort,
         policy: options.notifications.policy,
         smtpTimeouts: options.notifications.smtpTimeouts,
-        logger: options.notifications.logger,
-      })
+        logger: options.notifications.logger ?? silent,
+      }
     : undefined;
-  const edo = options.edo
-    ? createEdo({
-        database: db,
-        stores: stores.edo,
-        clock: options.edo.clock ?? systemClock,
-        config,
-        documents: documentStatusPort,
-        policy: options.edo.policy,
-        operator: options.edo.operator,
-      })
-    : undefined;
+  const edo = options.edo ? { clock: options.edo.clock ?? systemClock, policy: options.edo.policy, operator: options.edo.operator, logger: silent } : undefined;
   const webhooks = options.webhooks
     ? createWebhooks({
         database: db,
@@ -123,7 +109,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     rateLimitStore: store,
     logStream,
     secret: TEST_SECRET,
-    ...(notifier ? { notifier } : {}),
+    ...(notifications ? { notifications } : {}),
     ...(edo ? { edo } : {}),
     ...(webhooks ? { webhooks } : {}),
     pdf: options.pdfThreads

@@ -45,10 +45,11 @@ export interface SendPayload {
 }
 
 export class EdoSender {
-  /** The document's file of each send (its PDF), when the node has a source. */
-  files: EdoFileProvider | undefined;
-
-  constructor(private readonly deps: EdoWorkDeps) {}
+  constructor(
+    private readonly deps: EdoWorkDeps,
+    /** The document's file of each send (its PDF: src/document-files.ts); null: none. */
+    private readonly files: EdoFileProvider | null,
+  ) {}
 
   /**
    * One attempt of one claimed send, recorded fenced by `owner`. Returns the job's new state,

@@ -115,21 +115,12 @@ export class EdoService {
     this.db = deps.database.db;
     this.logger = deps.logger ?? noopLogger;
     const work = { db: this.db, clock: deps.clock, operator: deps.operator, documents: deps.documents, policy: this.policy, logger: this.logger };
-    this.sender = new EdoSender(work);
-    this.sender.files = deps.files;
+    this.sender = new EdoSender(work, deps.files ?? null);
     this.feed = new EdoFeed(work);
   }
 
   get operator(): EdoOperator {
     return this.deps.operator;
-  }
-
-  /**
-   * Sets the file source after construction: the PDF comes from the pages module, which is
-   * built on top of the documents service that in turn needs this one.
-   */
-  useFiles(provider: EdoFileProvider): void {
-    this.sender.files = provider;
   }
 
   /** Calls `listener` whenever a job was queued and committed (the worker sends it at once). */

@@ -7,6 +7,7 @@
 export * from './rules/statuses.js';
 export { amountInWords, AMOUNT_IN_WORDS_CURRENCIES, type AmountInWordsCurrency } from './rules/amount-in-words.js';
 export { DEMO_SHARE_TOKENS } from './read/demo-data.js';
+export { DocumentPrints, pdfFilenames } from './read/document-prints.js';
 export { documentStatusPort } from './write/status-port.js';
 export { markDocumentViewed, markPaymentReported, touchDocument } from './store/portable-status.js';
 export { createPostgresInvoiceStore } from './store/postgres.js';

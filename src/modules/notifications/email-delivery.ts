@@ -27,13 +27,12 @@ export interface EmailDeliveryDeps {
   mailFrom: string;
   policy: DeliveryPolicy;
   rules: RowRules;
+  /** The attachments of each message (the document's PDF); null: none. */
+  attachments: AttachmentProvider | null;
   logger: NotificationLogger;
 }
 
 export class EmailDelivery {
-  /** The attachments of each message (the document's PDF), when the node has a source. */
-  attachments: AttachmentProvider | undefined;
-
   constructor(private readonly deps: EmailDeliveryDeps) {}
 
   /**
@@ -130,7 +129,7 @@ export class EmailDelivery {
   private async messageFor(row: OutboxRow) {
     const payload = JSON.parse(row.payload) as EmailPayload;
     let attachments: EmailAttachment[] = [];
-    const provider = this.attachments;
+    const provider = this.deps.attachments;
     if (provider) {
       try {
         attachments = await provider({ teamId: row.team_id, publicId: row.public_id, revision: row.revision, recipient: row.recipient });

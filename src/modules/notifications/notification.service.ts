@@ -63,6 +63,7 @@ export interface NotificationServiceDeps {
   /** INVOICING_MAIL_FROM. */
   mailFrom: string;
   policy?: Partial<DeliveryPolicy>;
+  /** Each message's attachments (the document's PDF: src/document-files.ts); none without. */
   attachments?: AttachmentProvider;
   logger?: NotificationLogger;
   /**
@@ -98,16 +99,8 @@ export class NotificationService {
     this.rules = { maxAttempts: this.policy.maxAttempts, requestTimeoutMs: this.policy.requestTimeoutMs, host: messageIdHost(deps.mailFrom), transport: deps.transport.kind };
     this.quota = deps.stores.quota({ db: this.db, clock: deps.clock, onError: (err, what) => this.logger.error({ err }, `daily quota: could not ${what}`) });
     const { clock, transport, documents, mailFrom } = deps;
-    this.delivery = new EmailDelivery({ db: this.db, clock, transport, documents, mailFrom, policy: this.policy, rules: this.rules, logger: this.logger });
-    this.delivery.attachments = deps.attachments;
-  }
-
-  /**
-   * Sets the attachment source after construction: the PDF comes from the pages module, which
-   * is built on top of the documents service that in turn needs this one.
-   */
-  useAttachments(provider: AttachmentProvider): void {
-    this.delivery.attachments = provider;
+    const attachments = deps.attachments ?? null;
+    this.delivery = new EmailDelivery({ db: this.db, clock, transport, documents, mailFrom, policy: this.policy, rules: this.rules, attachments, logger: this.logger });
   }
 
   get transportKind(): MailTransport['kind'] {
