@@ -121,10 +121,9 @@ export function announceDemoKey(config: Config, secret: string): void {
   process.stdout.write(lines.join('\n') + '\n');
 }
 
-/** Opens the database for the service (INVOICING_SQLITE_CHECKPOINT_THREAD; the write lock on SQLite). */
+/** Opens the database for the service (with several processes on a SQLite file, the shared write lock). */
 function openServiceDatabase(config: Config, writeLock: WriteLock | null): DatabaseHandle {
-  // INVOICING_SQLITE_CHECKPOINT_THREAD: WAL checkpoints on a thread, not in a request's COMMIT (src/db/wal-checkpointer.ts).
-  const options: OpenOptions = { backgroundCheckpoints: config.sqliteCheckpointThread };
+  const options: OpenOptions = {};
   if (writeLock !== null && config.database.kind === 'sqlite') options.writeLock = writeLock;
   return openDatabase(config.database, options);
 }

@@ -22,7 +22,7 @@ import { systemClock } from './shared/clock.js';
 
 export async function runWorker(config: Config): Promise<void> {
   const logger = pino(loggerOptions(config.logLevel), logDestination());
-  const database = openDatabase(config.database, { backgroundCheckpoints: config.sqliteCheckpointThread });
+  const database = openDatabase(config.database);
   database.onConnectionError?.((err, what) => logger.warn({ err }, what));
   await migrateService(config.database, database);
   const secret = await resolveServiceSecret(database, config);
