@@ -24,7 +24,7 @@ type Doc = Parameters<typeof totalsOf>[0];
 const money = (v: string): number => Number(v);
 
 export function referenceInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[], ctx: ViewContext): InvoiceWriteResponse {
-  const doc = (ctx.stored?.document ?? JSON.parse(row.document)) as Doc;
+  const doc = JSON.parse(row.document) as Doc;
   const id = row.public_id;
   const kind = { document_public_id: id, document_kind: DOCUMENT_KIND };
   const buyerLink = links.find((l) => l.kind === 'buyer');
@@ -41,7 +41,7 @@ export function referenceInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[],
   const { title, custom } = documentTitle(doc);
   const restriction = serviceRestriction(ctx.tariff) || (row.service_status === 'restricted' ? row.service_status_reason : '');
   const status = statusBlock(row.seller_status, row.buyer_status, restriction ? 'restricted' : 'active', restriction);
-  const validation = (ctx.stored?.validation ?? JSON.parse(row.validation)) as InvoiceWriteResponse['validation'];
+  const validation = JSON.parse(row.validation) as InvoiceWriteResponse['validation'];
   const qr = qrBlock(doc, totals, row.seller_status, buyerLink.token, ctx.bases);
   const links_ = {
     share_url: buyer.url,

@@ -32,12 +32,6 @@ export interface ViewContext {
   demo?: { guids: Record<string, string> };
   /** The totals a write just computed from the same document (not recomputed). */
   totals?: DocumentTotals;
-  /**
-   * A create's `row.document` and `row.validation` as the objects they were serialized from
-   * (storedDocument, storedValidation), so they are not parsed back. Only plain JSON values:
-   * serialized, they give the same bytes as the parsed text would.
-   */
-  stored?: { document: object; validation: object };
 }
 
 type Doc = Record<string, unknown> & {
@@ -163,7 +157,7 @@ export function totalsOf(doc: Doc): DocumentTotals {
  * the keys are in the order the spreads gave them (test/modules/invoices/response-build.test.ts).
  */
 export function buildInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[], ctx: ViewContext): InvoiceWriteResponse {
-  const doc = (ctx.stored?.document ?? JSON.parse(row.document)) as Doc;
+  const doc = JSON.parse(row.document) as Doc;
   const id = row.public_id;
   const buyerLink = links.find((l) => l.kind === 'buyer');
   const colleagueLink = links.find((l) => l.kind === 'colleague');
@@ -179,7 +173,7 @@ export function buildInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[], ctx
   const { title, custom } = documentTitle(doc);
   const restriction = serviceRestriction(ctx.tariff) || (row.service_status === 'restricted' ? row.service_status_reason : '');
   const status = statusBlock(row.seller_status, row.buyer_status, restriction ? 'restricted' : 'active', restriction);
-  const validation = (ctx.stored?.validation ?? JSON.parse(row.validation)) as InvoiceWriteResponse['validation'];
+  const validation = JSON.parse(row.validation) as InvoiceWriteResponse['validation'];
   const qr = qrBlock(doc, totals, row.seller_status, buyerLink.token, ctx.bases);
   const links_ = {
     share_url: buyer.url,

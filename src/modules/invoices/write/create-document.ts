@@ -16,11 +16,10 @@ import { isoNow } from '../../../shared/clock.js';
 import { extended } from '../../../shared/objects.js';
 import { randomToken, sortableToken } from '../../../shared/tokens.js';
 import type { AuthContext } from '../../teams/index.js';
-import { conflict, documentRowValues, invoiceRow, itemRows, storedDocument, storedValidation, type RequestInfo } from '../model/document-row.js';
+import { conflict, documentRowValues, invoiceRow, itemRows, type RequestInfo } from '../model/document-row.js';
 import type { WriteOutcome } from '../model/invoice.model.js';
 import { newShareLinks } from '../model/share-links.js';
 import type { WriteEnvelope } from '../rules/envelope.js';
-import type { SellerStatus } from '../rules/statuses.js';
 import type { NewDocumentRows } from '../store/index.js';
 import type { ClaimInWrite } from './idempotency.js';
 import { prepareWrite, refuseOverStorage, writeOutcome, type OnCommit, type Validated, type WriteContext } from './write-context.js';
@@ -67,11 +66,6 @@ export async function createDocument(
   await refuseOverStorage(store, auth, row.document);
   const links = newShareLinks(auth.teamId, publicId, invoice.api_recipients, now);
   const items = itemRows(auth.teamId, publicId, prepared);
-  // The response is built from these objects rather than from parsing row.document back.
-  const stored = {
-    document: storedDocument(prepared.invoice, publicId, row.seller_status as SellerStatus),
-    validation: storedValidation(prepared.warnings),
-  };
   let queued: QueuedEffects = { pending: null, edo: null };
   /** The answer recorded with the document (Idempotency-Key), when nothing happens after the commit. */
   let final: WriteOutcome | null = null;
@@ -99,7 +93,7 @@ export async function createDocument(
         await recordRestriction(trx, null, row, now);
         if (onCommit) {
           const report = effects.undelivered(row, queued.pending);
-          const committed = writeOutcome(ctx, auth, row, links, info, report, await effects.edoState(trx, row, queued), { totals: prepared.totals, stored });
+          const committed = writeOutcome(ctx, auth, row, links, info, report, await effects.edoState(trx, row, queued), { totals: prepared.totals });
           // No e-mail to attempt: the answer is already final, recorded as such and returned as is
           // (built once; the replay is byte for byte this answer).
           final = queued.pending === null ? committed : null;
@@ -116,7 +110,7 @@ export async function createDocument(
     return final;
   }
   const { report, edo } = await effects.afterCommit(store.db, row, queued);
-  return writeOutcome(ctx, auth, row, links, info, report, edo, { totals: prepared.totals, stored });
+  return writeOutcome(ctx, auth, row, links, info, report, edo, { totals: prepared.totals });
 }
 
 /**

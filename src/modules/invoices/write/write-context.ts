@@ -116,13 +116,12 @@ export function writeOutcome(
   info: RequestInfo,
   report: DeliveryReport,
   edo: EdoSync | null,
-  written: { demoGuids?: Record<string, string>; totals?: DocumentTotals; stored?: ViewContext['stored'] } = {},
+  written: { demoGuids?: Record<string, string>; totals?: DocumentTotals } = {},
 ): WriteOutcome {
   // viewContextFor builds a new object: no copy (a spread copy with properties added afterwards
   // takes V8 11.3's slow path, ~2 µs here).
   const view: ViewContext = viewContextFor(ctx.bases, ctx.clock, auth, info, report.notifications, edo, written.demoGuids);
   if (written.totals) view.totals = written.totals;
-  if (written.stored) view.stored = written.stored;
   const body = buildInvoiceResponse(row, links, view);
   return { status: report.status, body, etag: etagOf(row.public_id, row.revision), replayed: false };
 }
