@@ -17,7 +17,7 @@
  * its `pgDocumentEventsInsertUnnest`: that is what keeps a plain create and a quiet update one
  * round trip (12 → 2 round trips per create; PUT 178 → 489 req/s, docs/performance.md).
  */
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import type { Executor } from '../../../db/database.js';
 import { COUNTER_SHARDS } from '../../../db/document-counts.js';
 import { nameStatement } from '../../../db/pg-statements.js';
@@ -26,19 +26,22 @@ import type { Insertable, InvoiceItemsTable, ShareLinksTable, InvoicesTable } fr
 import { pgDocumentEventsInsertUnnest } from '../../events/index.js';
 import type { DocumentUpdate, NewDocumentRows } from './index.js';
 
-/** Adds one document to the team's count on the transaction's shard; `team` is the team's placeholder. */
-function addOneDocumentSql(team: string): string {
+/**
+ * Adds `n` documents to the team's count, on the transaction's shard: the one write of the
+ * counter (`team` and `n` are placeholders or literals of the statement it is part of).
+ */
+function addDocumentsSql(team: string, n: string): string {
   return (
-    `insert into "team_document_counts" ("team_id", "shard", "documents") values (${team}, mod(txid_current(), ${COUNTER_SHARDS})::int, 1) ` +
-    'on conflict ("team_id", "shard") do update set "documents" = team_document_counts.documents + 1'
+    `insert into "team_document_counts" ("team_id", "shard", "documents") values (${team}, mod(txid_current(), ${COUNTER_SHARDS})::int, ${n}) ` +
+    `on conflict ("team_id", "shard") do update set "documents" = team_document_counts.documents + ${n}`
   );
 }
 
-/** Adds `n` documents to the team's count on the transaction's shard (as `addOneDocumentSql`). */
+const ADD_DOCUMENTS = addDocumentsSql('$1', '$2::int');
+
+/** Adds `n` documents to the team's count (documents inserted otherwise than by `insertNewDocument`). */
 export async function addDocuments(db: Executor, teamId: string, n: number): Promise<void> {
-  if (n === 0) return;
-  await sql`insert into team_document_counts (team_id, shard, documents) values (${teamId}, mod(txid_current(), ${sql.lit(COUNTER_SHARDS)})::int, ${n})
-    on conflict (team_id, shard) do update set documents = team_document_counts.documents + ${n}`.execute(db);
+  if (n > 0) await db.executeQuery(CompiledQuery.raw(ADD_DOCUMENTS, [teamId, n]));
 }
 
 const INVOICE_COLUMNS = [
@@ -100,7 +103,7 @@ function buildNewDocumentPg(): string {
   const links = fromArrays('share_links', LINK_COLUMNS);
   const first = n;
   const events = pgDocumentEventsInsertUnnest((i) => `$${first + i + 1}`, []);
-  return `with "new_invoice" as (${invoice}), "counted" as (${addOneDocumentSql(team)}), "new_items" as (${items}), "new_links" as (${links}) ${events.text}`;
+  return `with "new_invoice" as (${invoice}), "counted" as (${addDocumentsSql(team, '1')}), "new_items" as (${items}), "new_links" as (${links}) ${events.text}`;
 }
 
 const NEW_DOCUMENT_PG = buildNewDocumentPg();
