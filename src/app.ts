@@ -216,7 +216,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       hsts: { maxAge: 15552000, includeSubDomains: true },
     }),
   );
-  // The first hook of every request, in one synchronous call (issue 12; it was three hooks):
+  // The first hook of every request, in one synchronous call (one hook, not three, per request):
   // while the server closes (SIGTERM), requests still arriving on open connections get the
   // spec's error shape instead of Fastify's own 503 body; else the request id, CORS and
   // security headers, in that order.

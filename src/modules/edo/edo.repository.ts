@@ -38,7 +38,7 @@ export async function listDocumentJobs(db: Executor, teamId: string, publicId: s
 /**
  * Every update reads it (`metadata.edo` of the answer), so it is compiled once, and its LIMIT is
  * a literal: SQLite (3.53) re-prepares a statement whose `LIMIT ?` is bound anew on every run
- * (measured 43 µs against 3 µs with `limit 1`; docs/performance.md, "Session 5: PUT on SQLite").
+ * (measured 43 µs against 3 µs with `limit 1`).
  */
 const currentJobOf = preparedQuery<'teamId' | 'publicId', EdoJobRow>((db, p) =>
   db

@@ -1,5 +1,5 @@
 /**
- * The read path's caches (issue 12): the cached GET detail is byte for byte the response a
+ * The read path's caches: the cached GET detail is byte for byte the response a
  * full rebuild gives (every field but the per-request `api.request_id`), and nothing is ever
  * stale: a PUT, a status change (viewed, paid, e-mail outcome, EDO news) or a tariff change
  * shows on the very next GET, on the node that cached the document and on a second node

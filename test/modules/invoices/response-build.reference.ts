@@ -1,7 +1,6 @@
 /**
- * The response build as it was before the literals of session 6 (commit 917a9be,
- * src/modules/invoices/invoice.view.ts): spreads and conditional spreads. Kept only as the
- * reference response-build.test.ts compares the current build with, byte for byte.
+ * The response built with spreads and conditional spreads: the reference response-build.test.ts
+ * holds the one-literal build (view/invoice-view.ts) to, byte for byte.
  */
 import type { InvoiceRow, ShareLinkRow } from '../../../src/db/types.js';
 import { apiDocumentUrl, portalUrls, qrUrls, shareUrls } from '../../../src/modules/links/index.js';

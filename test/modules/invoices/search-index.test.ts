@@ -1,6 +1,5 @@
 /**
- * The `q` search stays exact whoever writes `search_text` (docs/performance.md, "Session 5:
- * create CPU on SQLite"): on SQLite a new row goes into the FTS5 trigram index once per group
+ * The `q` search stays exact whoever writes `search_text`: on SQLite a new row goes into the FTS5 trigram index once per group
  * commit (migration 2026-11-26T1510_search_index_batched), and rows inserted outside it (the
  * bench seeding, SQL by hand) wait in `invoices_fts_pending` until the next flush, found all
  * the same. On PostgreSQL the same searches run against its own index.

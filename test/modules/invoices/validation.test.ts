@@ -352,13 +352,13 @@ describe('requisiteWarnings', () => {
     expect(requisiteWarnings({ account: '4070281093800000000' }, 'seller').map((w) => w.code)).toEqual(['account_checksum']);
   });
 
-  it('is silent for a treasury payee: BIK 017003983, ЕКС 40102810445370000059, treasury account 03… (issue 14)', () => {
+  it('is silent for a treasury payee: BIK 017003983, ЕКС 40102810445370000059, treasury account 03…', () => {
     const treasury = { inn: '7727406020', kpp: '770801001', bik: '017003983', account: '03100643000000018500', corr_account: '40102810445370000059' };
     expect(requisiteWarnings(treasury, 'seller')).toEqual([]);
     expect(requisiteWarnings({ ...treasury, corr_account: '40102810445370000058' }, 'seller').map((w) => w.code)).toEqual(['corr_account_checksum']);
   });
 
-  it('warns about a wrong OGRN / OGRNIP control digit on seller and buyer (issue 14)', () => {
+  it('warns about a wrong OGRN / OGRNIP control digit on seller and buyer', () => {
     expect(requisiteWarnings({ ogrn: '1027700132195' }, 'seller')).toEqual([]);
     expect(requisiteWarnings({ ogrn: '304500116000157' }, 'buyer')).toEqual([]);
     expect(requisiteWarnings({ ogrnip: '304500116000157' }, 'buyer')).toEqual([]);

@@ -170,7 +170,7 @@ describe('SMTP settings', () => {
       host: 'mail.example',
       port: 2525,
       secure: false,
-      // Credentials: STARTTLS is required unless the URL says otherwise (issue 10, item 11).
+      // Credentials: STARTTLS is required unless the URL says otherwise.
       requireTLS: true,
       ignoreTLS: false,
       opportunisticTLS: false,

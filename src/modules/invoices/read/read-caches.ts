@@ -55,7 +55,7 @@ interface Entry {
   version: number | null;
   /**
    * The JSON around the request host and id as UTF-8 bytes, quotes included: [before host
-   * + `"`, `"` + between + `"`, `"` + after id]. Kept as bytes (issue 12, session 5): a hit
+   * + `"`, `"` + between + `"`, `"` + after id]. Kept as bytes: a hit
    * copies ~9 KB into the response instead of encoding a ~9 KB string (mostly Cyrillic) to
    * UTF-8 and measuring it on every request.
    */

@@ -1,5 +1,5 @@
 /**
- * Bounds on every part of a document, known or not (issue 10, docs/security.md "Input bounds").
+ * Bounds on every part of a document, known or not (docs/security.md, "Input bounds").
  * Known fields have their own limits in validation.ts; this one linear walk bounds everything
  * else a client can send as additional properties (`manager.*`, `buyer_contact.*`,
  * `signers[].*`, extra item properties, `basis`, `document_title`...), so no part of a stored

@@ -37,7 +37,7 @@ export function resolveSellerFrom(
   const account = accounts.find((b) => b.is_default === 1) ?? accounts[0];
   // A copy the fills below add properties to, made by `extended` (Object.assign; a spread copy
   // takes a slow path on Node.js 20 for each property added afterwards: 12–15 µs for the eight
-  // fills against 0.4 µs, docs/performance.md "Session 13"; a `__proto__` key stays a plain key).
+  // fills against 0.4 µs; a `__proto__` key stays a plain key).
   const filled: Party & { inn: string } = extended(seller, {});
   const fill = (key: keyof Party, value: string | null | undefined) => {
     const current = filled[key];
