@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../../db/database.js';
 
 /** The columns of `invoices` a create records in (`edo_pending_job`, `email_pending`). */
-export type RecordColumn = 'edo_pending_job' | 'email_pending';
+type RecordColumn = 'edo_pending_job' | 'email_pending';
 
 /**
  * Up to `limit` documents with a record in `column`, in (team, document) order: several workers

@@ -23,7 +23,7 @@ import type { ListFilters } from './index.js';
 import { containsText, filtered, type ListPlanner, type SearchPlan } from './portable-list.js';
 
 /** Trigram indexes can only answer patterns of at least this many characters. */
-export const TRIGRAM_MIN_LENGTH = 3;
+const TRIGRAM_MIN_LENGTH = 3;
 
 /** Up to this many candidates are collected by rowid; beyond, counted up to CANDIDATE_CAP. */
 const FEW_CANDIDATES = 2000;
@@ -35,7 +35,7 @@ function fts5Phrase(value: string): string {
 }
 
 /** Whether q is answered from the trigram table (rather than by LIKE alone). */
-export function usesTrigramTable(q: string): boolean {
+function usesTrigramTable(q: string): boolean {
   return [...q.toLowerCase()].length >= TRIGRAM_MIN_LENGTH && !q.includes(FIELD_SEPARATOR);
 }
 
