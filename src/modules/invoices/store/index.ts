@@ -196,10 +196,10 @@ export interface InvoiceStore {
   insertNewDocument(trx: Executor, prepared: PreparedNewDocument): Promise<void>;
   /**
    * A new document with nothing else to write, written on its own: PostgreSQL, one statement
-   * that commits alone (one round trip). False, `build` not called, where new documents are
-   * written only in `transaction` (SQLite's group commit).
+   * that commits alone (one round trip). Null, at once and `build` not called, where new
+   * documents are written only in `transaction` (SQLite's group commit).
    */
-  insertNewDocumentAlone(build: () => NewDocumentRows): Promise<boolean>;
+  insertNewDocumentAlone(build: () => NewDocumentRows): Promise<void> | null;
 
   /** Optimistic update: applies only when the stored revision is still `expectedRevision`. */
   updateInvoice(trx: Executor, teamId: string, publicId: string, expectedRevision: number, set: Partial<Insertable<InvoicesTable>>): Promise<boolean>;

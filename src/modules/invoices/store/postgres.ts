@@ -128,10 +128,7 @@ export function createPostgresInvoiceStore(handle: Pick<DatabaseHandle, 'db'>): 
     addDocuments,
     prepareNewDocument: (rows): PreparedNewDocument => ({ rows }),
     insertNewDocument: (trx: Executor, prepared) => insertNewDocument(trx, prepared.rows),
-    async insertNewDocumentAlone(build) {
-      await insertNewDocument(db, build());
-      return true;
-    },
+    insertNewDocumentAlone: (build) => insertNewDocument(db, build()),
     updateInvoice: documents.updateInvoice,
     insertRevision: documents.insertRevision,
     pruneRevisions: documents.pruneRevisions,

@@ -118,7 +118,7 @@ export function createSqliteInvoiceStore(handle: Pick<DatabaseHandle, 'db' | 're
     async insertNewDocument(trx, prepared) {
       for (const statement of (prepared as BoundNewDocument).statements) await executeCompiled(trx, statement);
     },
-    insertNewDocumentAlone: async () => false,
+    insertNewDocumentAlone: () => null,
     updateInvoice: documents.updateInvoice,
     insertRevision: documents.insertRevision,
     pruneRevisions: documents.pruneRevisions,

@@ -11,7 +11,6 @@
  *   idempotency record, committed together.
  */
 import { isServerError, isUniqueViolation } from '../../../db/errors.js';
-import type { InvoiceRow } from '../../../db/types.js';
 import { isoNow } from '../../../shared/clock.js';
 import { extended } from '../../../shared/objects.js';
 import { randomToken, sortableToken } from '../../../shared/tokens.js';
@@ -20,7 +19,6 @@ import { conflict, documentRowValues, invoiceRow, itemRows, type RequestInfo } f
 import type { WriteOutcome } from '../model/invoice.model.js';
 import { newShareLinks } from '../model/share-links.js';
 import type { WriteEnvelope } from '../rules/envelope.js';
-import type { NewDocumentRows } from '../store/index.js';
 import type { ClaimInWrite } from './idempotency.js';
 import { prepareWrite, refuseOverStorage, writeOutcome, type OnCommit, type Validated, type WriteContext } from './write-context.js';
 import type { AloneCreate, QueuedEffects } from './write-effects.js';
@@ -78,8 +76,12 @@ export async function createDocument(
   const ready = store.prepareNewDocument(extended(doc, { events: newDocumentEvents(row, now, false) }));
   // No Idempotency-Key and nothing to write besides the document: the store may write it alone.
   const alone = onCommit ? null : effects.aloneCreate(auth, early);
+  const writing = alone ? store.insertNewDocumentAlone(() => extended(doc, { events: newDocumentEvents(row, now, true) })) : null;
+  // Not written alone: what the create took from what the node holds goes back.
+  if (writing === null) alone?.undo();
   try {
-    if (alone && (await insertAlone(ctx, doc, now, alone))) {
+    if (alone && writing) {
+      await aloneWritten(writing, alone);
       queued = alone.queued;
     } else {
       await store.transaction(async (trx) => {
@@ -114,19 +116,15 @@ export async function createDocument(
 }
 
 /**
- * A new document whose effects are in its row, written alone when the store does so (false:
- * write it in a transaction). A statement the server rejected, or one the store did not run,
- * gives back the e-mails its create took from what the node holds (`AloneCreate.undo`); one
- * whose outcome is unknown (the connection was lost) does not.
+ * A document written alone: a statement the server rejected gives back the e-mails its create
+ * took from what the node holds (`AloneCreate.undo`); one whose outcome is unknown (the
+ * connection was lost) does not.
  */
-async function insertAlone(ctx: WriteContext, doc: Omit<NewDocumentRows, 'row' | 'events'> & { row: InvoiceRow }, now: string, alone: AloneCreate): Promise<boolean> {
-  let written: boolean;
+async function aloneWritten(writing: Promise<void>, alone: AloneCreate): Promise<void> {
   try {
-    written = await ctx.store.insertNewDocumentAlone(() => extended(doc, { events: newDocumentEvents(doc.row, now, true) }));
+    await writing;
   } catch (err) {
     if (isServerError(err)) alone.undo();
     throw err;
   }
-  if (!written) alone.undo();
-  return written;
 }
