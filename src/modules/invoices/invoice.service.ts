@@ -16,7 +16,7 @@ import type { InvoiceDetail } from './invoice.schemas.js';
 import { API_EDITOR, documentRowValues, type Editor, type RequestInfo, type WriteValues } from './model/document-row.js';
 import type { WriteOutcome } from './model/invoice.model.js';
 import { InvoiceReader, type ListSerializers, type ReadCacheBudget } from './read/invoice-reader.js';
-import { DemoDocuments } from './read/read-views.js';
+import { DemoDocuments } from './read/demo-documents.js';
 import { parseWriteEnvelope, type WriteEnvelope } from './rules/envelope.js';
 import type { InvoiceStore } from './store/index.js';
 import { createDocument } from './write/create-document.js';

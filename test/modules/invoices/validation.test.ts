@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import fc from 'fast-check';
-import { requisiteWarnings, toApiError, validateInvoice, type InvoiceValidationResult } from '../../../src/modules/invoices/rules/validation.js';
-import { isBase64Image, isWholeUrl } from '../../../src/modules/invoices/rules/prohibited.js';
+import { requisiteWarnings, toApiError, validateInvoice } from '../../../src/modules/invoices/rules/validation.js';
 import { ApiError } from '../../../src/shared/errors.js';
-import { decimalPlaces } from '../../../src/modules/invoices/rules/validation-fields.js';
-import { toDecimal } from '../../../src/shared/money.js';
 import { codesAt, failed, ok, validDoc, withChange } from './validation-fixtures.js';
 
 describe('validateInvoice: a valid document', () => {

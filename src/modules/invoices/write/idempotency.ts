@@ -35,7 +35,7 @@ import type { Executor } from '../../../db/database.js';
 import { isUniqueViolation } from '../../../db/errors.js';
 import type { Database } from '../../../db/types.js';
 import { ApiError } from '../../../shared/errors.js';
-import { isoNow, type Clock } from '../../../shared/clock.js';
+import type { Clock } from '../../../shared/clock.js';
 import type { InvoiceWriteResponse } from '../invoice.schemas.js';
 import type { WriteOutcome } from '../model/invoice.model.js';
 import type { IdempotencyKeyRow, IdempotencyKeys, InvoiceStore } from '../store/index.js';
