@@ -109,6 +109,27 @@ module.exports = {
       to: { path: '^src/modules/', pathNot: '^src/modules/rendering/', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'invoices-read-write-apart',
+      comment: 'In invoices, read/ and write/ share only model/, view/, rules/ and store/: neither imports the other (docs/architecture.md).',
+      severity: 'error',
+      from: { path: '^src/modules/invoices/(read|write)/' },
+      to: { path: '^src/modules/invoices/(read|write)/', pathNot: '^src/modules/invoices/$1/' },
+    },
+    {
+      name: 'invoices-store-below',
+      comment: 'In invoices, store/ (the SQL) imports none of read/, write/, view/, model/ or the service and routes: they build on it.',
+      severity: 'error',
+      from: { path: '^src/modules/invoices/store/' },
+      to: { path: '^src/modules/invoices/((read|write|view|model)/|invoice\\.)' },
+    },
+    {
+      name: 'invoices-rules-pure',
+      comment: 'In invoices, rules/ are pure: they import no store/, read/, write/ or view/ file.',
+      severity: 'error',
+      from: { path: '^src/modules/invoices/rules/' },
+      to: { path: '^src/modules/invoices/(store|read|write|view)/' },
+    },
+    {
       name: 'modules-below-http',
       comment: 'Modules do not import http/, cluster/, app, runtime, cli or the entry points.',
       severity: 'error',

@@ -14,6 +14,7 @@ const SQLITE_PASS_ONLY = [
   'test/modules/invoices/totals.test.ts',
   'test/modules/invoices/envelope.test.ts',
   'test/modules/invoices/validation.test.ts',
+  'test/modules/invoices/validation-properties.test.ts',
   'test/modules/invoices/prohibited.test.ts',
   'test/modules/rendering/**',
   'test/modules/invoices/amount-in-words.test.ts',

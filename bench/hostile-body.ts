@@ -9,10 +9,10 @@
  * each body should cost tens of milliseconds, about what JSON.parse of 5 MB costs.
  */
 import { jsonShapeProblem } from '../src/http/input-guard.js';
-import { findTooDeepPath } from '../src/modules/invoices/prohibited.js';
-import { parseWriteEnvelope } from '../src/modules/invoices/envelope.js';
+import { findTooDeepPath } from '../src/modules/invoices/rules/prohibited.js';
+import { parseWriteEnvelope } from '../src/modules/invoices/rules/envelope.js';
 import { requestHash } from '../src/shared/request-hash.js';
-import { INVOICE_LIMITS, validateInvoice } from '../src/modules/invoices/validation.js';
+import { INVOICE_LIMITS, validateInvoice } from '../src/modules/invoices/rules/validation.js';
 import { hostileBodies } from './hostile-scenarios.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);

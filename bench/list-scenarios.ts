@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config/config.js';
 import { openDatabase } from '../src/db/database.js';
-import { teamDocumentCount } from '../src/db/document-counts.js';
+import { createStores } from '../src/stores.js';
 import type { BenchContext, Scenario } from './scenario.js';
 import { POLAR_WORD, progressBar, readTemplate, seedDocuments, seedNumber } from './seed.js';
 
@@ -78,7 +78,7 @@ export function ensureSeededVolume(ctx: BenchContext): Promise<{ templateId: str
     const handle = openDatabase(loadConfig({ DATABASE_URL: ctx.databaseUrl }).database);
     try {
       // This run's template is one of them.
-      const present = await teamDocumentCount(handle.db, ctx.teamId);
+      const present = (await createStores(handle).invoices.listState(ctx.teamId)).documents;
       if (present > DOCS) {
         process.stdout.write(`  the bench team already holds ${present} documents (BENCH_DOCS=${DOCS}): reusing them, not seeding\n`);
         return { templateId };

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import type { Insertable } from 'kysely';
 import type { Db } from '../src/db/database.js';
-import { normalizeSearchText } from '../src/db/text-search.js';
+import { normalizeSearchText } from '../src/modules/invoices/rules/search-text.js';
 import type { InvoiceItemsTable, InvoiceRow, InvoicesTable, ShareLinkRow, ShareLinksTable } from '../src/db/types.js';
 
 export interface SeedTemplate {

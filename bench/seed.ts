@@ -9,8 +9,8 @@
  */
 import { sql } from 'kysely';
 import { dialectOf, type Db } from '../src/db/database.js';
-import { addDocuments } from '../src/db/document-counts.js';
-import { flushSearchIndex } from '../src/db/text-search.js';
+import { flushSearchIndex } from '../src/modules/invoices/store/sqlite-search.js';
+import { createStores } from '../src/stores.js';
 import { seedPostgresBulk, seedSqliteBulk } from './seed-bulk.js';
 import { DAYS, documentRows, FIRST_DAY, isoDay, seedNumber, type SeedOptions, type SeedResult } from './seed-rows.js';
 
@@ -60,7 +60,7 @@ async function seedThroughTriggers(db: Db, options: SeedOptions): Promise<void> 
     await db.transaction().execute(async (trx) => {
       // Statements stay well under the bound-parameter limits (SQLite 32766, PostgreSQL 65535).
       for (let i = 0; i < invoices.length; i += 500) await trx.insertInto('invoices').values(invoices.slice(i, i + 500)).execute();
-      await addDocuments(trx, teamId, invoices.length);
+      await createStores({ db, dialect: dialectOf(db) }).invoices.addDocuments(trx, teamId, invoices.length);
       for (let i = 0; i < items.length; i += 1500) await trx.insertInto('invoice_items').values(items.slice(i, i + 1500)).execute();
       for (let i = 0; i < links.length; i += 2000) await trx.insertInto('share_links').values(links.slice(i, i + 2000)).execute();
       for (let i = 0; i < rows.length; i += 2000) {
@@ -70,7 +70,7 @@ async function seedThroughTriggers(db: Db, options: SeedOptions): Promise<void> 
           .execute();
       }
       // SQLite: the chunk's documents into the trigram index, as the service's group commit does.
-      await flushSearchIndex(trx);
+      if (dialectOf(trx) === 'sqlite') await flushSearchIndex(trx);
     });
     options.onProgress?.(to, count);
   }

@@ -9,6 +9,8 @@ import pino from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from './config/config.js';
 import type { DatabaseHandle } from './db/database.js';
+import { documentFiles } from './document-files.js';
+import { createStores, type Stores } from './stores.js';
 import { registerInputGuard, registerJsonParser } from './http/input-guard.js';
 import { registerSchemaBounds } from './shared/schema-bounds.js';
 import { MAX_PARAM_LENGTH, onFrameworkError, registerErrorHandling } from './http/error-handler.js';
@@ -24,15 +26,14 @@ import type { RateLimitStore } from './http/rate-limit/rate-limit.types.js';
 import { generateRequestId } from './http/request-id.js';
 import { registerOperationsRoutes } from './http/operations.routes.js';
 import { catalogRoutes, CatalogService } from './modules/catalog/index.js';
-import { documentStatusPort, invoiceRoutes, InvoiceService } from './modules/invoices/index.js';
-import { createEdo, type EdoRuntime } from './modules/edo/index.js';
+import { DocumentPrints, documentStatusPort, invoiceRoutes, InvoiceService } from './modules/invoices/index.js';
+import { createEdo, type EdoDeps, type EdoRuntime } from './modules/edo/index.js';
 import { createPdfRenderer, pdfPoolOptions, RenderCache, type PdfRenderer } from './modules/rendering/index.js';
-import { createNotifications, type Notifier } from './modules/notifications/index.js';
+import { createNotifications, type NotificationsDeps, type Notifier } from './modules/notifications/index.js';
 import { basePath } from './modules/links/index.js';
-import { edoDocumentFiles, pdfAttachments, SharingService, sharingRoutes } from './modules/sharing/index.js';
+import { SharingService, sharingRoutes } from './modules/sharing/index.js';
 import { AuthService } from './modules/teams/index.js';
 import { createWebhooks, eventRoutes, webhookRoutes, type WebhooksRuntime } from './modules/webhooks/index.js';
-import { createStores } from './stores.js';
 import { ErrorBody } from './shared/errors.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { ApiError } from './shared/errors.js';
@@ -70,16 +71,18 @@ function limitDemoBody(payload: NodeJS.ReadableStream): NodeJS.ReadableStream {
 export interface AppDeps {
   config: Config;
   database: DatabaseHandle;
+  /** The modules' stores of `database` (src/stores.ts); made here when not given. */
+  stores?: Stores;
   rateLimitStore: RateLimitStore;
   /** Signs portal links: INVOICING_SECRET, or the one generated and kept in the database. */
   secret: string;
   clock?: Clock;
   /** Where JSON log lines go (default stdout); tests pass a stream to inspect them. */
   logStream?: DestinationStream;
-  /** E-mail delivery; by default built from the configuration (SMTP_URL or .eml files). */
-  notifier?: Notifier;
-  /** EDO sync (tests pass one with their own operator and policy). */
-  edo?: EdoRuntime;
+  /** E-mail delivery's settings besides the configuration (tests: a policy, SMTP timeouts, a clock, a logger). */
+  notifications?: Partial<Pick<NotificationsDeps, 'policy' | 'smtpTimeouts' | 'clock' | 'logger'>>;
+  /** EDO sync's settings besides the configuration (tests: an operator, a policy, a clock, a logger). */
+  edo?: Partial<Pick<EdoDeps, 'policy' | 'clock' | 'operator' | 'logger'>>;
   /** Where PDFs are rendered; by default a pool of worker threads (closed with the app). */
   pdf?: PdfRenderer;
   /** Webhook endpoints and their delivery worker (tests pass one with their own clock and policy). */
@@ -220,7 +223,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       hsts: { maxAge: 15552000, includeSubDomains: true },
     }),
   );
-  // The first hook of every request, in one synchronous call (issue 12; it was three hooks):
+  // The first hook of every request, in one synchronous call (one hook, not three, per request):
   // while the server closes (SIGTERM), requests still arriving on open connections get the
   // spec's error shape instead of Fastify's own 503 body; else the request id, CORS and
   // security headers, in that order.
@@ -271,25 +274,37 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // have finished their batches.
   const pdf = deps.pdf ?? createPdfRenderer(pdfPoolOptions(config));
   app.addHook('onClose', async () => pdf.close());
-  const stores = createStores(database);
-  const notifier =
-    deps.notifier ?? createNotifications({
-      database,
-      clock,
-      bases,
-      config,
-      documents: documentStatusPort,
-      logger: app.log.child({ component: 'notifications' }),
-    });
+  const stores = deps.stores ?? createStores(database);
+  // Catalogs, seller references and callers share INVOICING_REFERENCE_CACHE_MB, a third each.
+  const referenceCache = { maxBytes: Math.floor(config.limits.referenceCacheBytes / 3), maxEntryBytes: config.limits.cacheEntryMaxBytes };
+  const auth = new AuthService(database.db, stores.teams, config.demoToken, referenceCache);
+  // The PDFs of the share pages and of the background jobs share one render cache (a DoS bound).
+  const renderCache = new RenderCache(config.limits.renderCacheBytes);
+  // E-mail attachments and EDO files: the document's PDF from its print model (src/document-files.ts).
+  const files = documentFiles({ auth, prints: new DocumentPrints({ store: stores.invoices, bases, clock }), pdf, cache: renderCache });
+  const notifier = createNotifications({
+    database,
+    stores: stores.notifications,
+    clock,
+    bases,
+    config,
+    documents: documentStatusPort,
+    attachments: files.attachments,
+    logger: app.log.child({ component: 'notifications' }),
+    ...deps.notifications,
+  });
   app.decorate('notifier', notifier);
   app.addHook('onClose', async () => notifier.close());
-  const edo = deps.edo ?? createEdo({
-      database,
-      clock,
-      config,
-      documents: documentStatusPort,
-      logger: app.log.child({ component: 'edo' }),
-    });
+  const edo = createEdo({
+    database,
+    stores: stores.edo,
+    clock,
+    config,
+    documents: documentStatusPort,
+    files: files.edoFiles,
+    logger: app.log.child({ component: 'edo' }),
+    ...deps.edo,
+  });
   app.decorate('edo', edo);
   app.addHook('onClose', async () => edo.close());
   const webhooks =
@@ -297,11 +312,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.decorate('webhooks', webhooks);
   app.addHook('onClose', async () => webhooks.close());
 
-  // Catalogs, seller references and callers share INVOICING_REFERENCE_CACHE_MB, a third each.
-  const referenceCache = { maxBytes: Math.floor(config.limits.referenceCacheBytes / 3), maxEntryBytes: config.limits.cacheEntryMaxBytes };
-  const auth = new AuthService(database.db, stores.teams, config.demoToken, referenceCache);
   const invoices = new InvoiceService({
-    db: database.db,
+    store: stores.invoices,
     clock,
     bases,
     demoPublicId: config.demoPublicId,
@@ -310,7 +322,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     revisionsKeep: config.revisionsKeep,
     readCache: { maxBytes: config.limits.readCacheBytes, maxEntryBytes: config.limits.cacheEntryMaxBytes },
     referenceCache,
-    heavyReads: database.readThreads ?? null,
   });
   app.decorate('invoices', invoices);
   const catalog = new CatalogService(database.db, referenceCache);
@@ -350,14 +361,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     auth,
     demoPublicId: config.demoPublicId,
     pdf,
-    cache: new RenderCache(config.limits.renderCacheBytes),
+    cache: renderCache,
   });
   await app.register(sharingRoutes, {
     service: sharing,
     limitLink: (request, reply, token) => limiter.limitByLink(request, reply, token, config.limits.linkRatePerMin),
   });
-  notifier.service.useAttachments(pdfAttachments(sharing));
-  edo.service.useFiles(edoDocumentFiles(sharing));
   methodGuard.addRefusals();
   return app;
 }

@@ -14,6 +14,7 @@ import { buildApp } from './app.js';
 import type { Config } from './config/config.js';
 import { openDatabase, type DatabaseHandle, type OpenOptions } from './db/database.js';
 import { migrateService } from './db/migrator.js';
+import { createStores } from './stores.js';
 import type { WriteLock } from './db/write-lock.js';
 import { MemoryStore } from './http/rate-limit/memory-store.js';
 import type { RateLimitStore } from './http/rate-limit/rate-limit.types.js';
@@ -120,10 +121,9 @@ export function announceDemoKey(config: Config, secret: string): void {
   process.stdout.write(lines.join('\n') + '\n');
 }
 
-/** Opens the database for the service (INVOICING_SQLITE_CHECKPOINT_THREAD; the write lock on SQLite). */
+/** Opens the database for the service (with several processes on a SQLite file, the shared write lock). */
 function openServiceDatabase(config: Config, writeLock: WriteLock | null): DatabaseHandle {
-  // INVOICING_SQLITE_CHECKPOINT_THREAD: WAL checkpoints on a thread, not in a request's COMMIT (src/db/wal-checkpointer.ts).
-  const options: OpenOptions = { backgroundCheckpoints: config.sqliteCheckpointThread };
+  const options: OpenOptions = {};
   if (writeLock !== null && config.database.kind === 'sqlite') options.writeLock = writeLock;
   return openDatabase(config.database, options);
 }
@@ -186,6 +186,7 @@ async function buildRuntime(prepared: PreparedDatabase, shared: SharedServices |
     app = await buildApp({
       config,
       database,
+      stores: createStores(database),
       rateLimitStore: limiter.store,
       secret: config.secret,
       ...(shared ? { exposeMetrics: shared.exposeMetrics, logBase: shared.logBase, holdRequestsUntil: shared.opened } : {}),

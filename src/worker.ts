@@ -8,49 +8,50 @@ import type { Config } from './config/config.js';
 import { openDatabase } from './db/database.js';
 import { migrateService } from './db/migrator.js';
 import { logDestination, loggerOptions } from './http/logging.js';
-import { documentStatusPort, InvoiceService } from './modules/invoices/index.js';
+import { DocumentPrints, documentStatusPort } from './modules/invoices/index.js';
 import { createEdo } from './modules/edo/index.js';
 import { createNotifications } from './modules/notifications/index.js';
-import { createPdfRenderer, pdfPoolOptions } from './modules/rendering/index.js';
-import { edoDocumentFiles, pdfAttachments, SharingService } from './modules/sharing/index.js';
+import { createPdfRenderer, pdfPoolOptions, RenderCache } from './modules/rendering/index.js';
 import { AuthService } from './modules/teams/index.js';
 import { createWebhooks } from './modules/webhooks/index.js';
 import { createStores } from './stores.js';
 import { startMetricsServer } from './http/metrics-server.js';
 import { registerOperationsMetrics } from './http/operations-metrics.js';
 import { resolveServiceSecret } from './runtime.js';
+import { documentFiles } from './document-files.js';
 import { systemClock } from './shared/clock.js';
 
 export async function runWorker(config: Config): Promise<void> {
   const logger = pino(loggerOptions(config.logLevel), logDestination());
-  const database = openDatabase(config.database, { backgroundCheckpoints: config.sqliteCheckpointThread });
+  const database = openDatabase(config.database);
   database.onConnectionError?.((err, what) => logger.warn({ err }, what));
   await migrateService(config.database, database);
   const secret = await resolveServiceSecret(database, config);
   const stores = createStores(database);
+  const bases = { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret };
+  // Retried e-mails and EDO sends carry the PDF too, rendered as on an API node (src/document-files.ts).
+  const pdf = createPdfRenderer(pdfPoolOptions(config));
+  const prints = new DocumentPrints({ store: stores.invoices, bases, clock: systemClock });
+  const files = documentFiles({ auth: new AuthService(database.db, stores.teams, config.demoToken), prints, pdf, cache: new RenderCache(config.limits.renderCacheBytes) });
   const notifier = createNotifications({
     database,
+    stores: stores.notifications,
     clock: systemClock,
-    bases: { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret },
+    bases,
     config,
     documents: documentStatusPort,
+    attachments: files.attachments,
     logger: logger.child({ component: 'notifications' }),
   });
   const edo = createEdo({
     database,
+    stores: stores.edo,
     clock: systemClock,
     config,
     documents: documentStatusPort,
+    files: files.edoFiles,
     logger: logger.child({ component: 'edo' }),
   });
-  // Retried e-mails carry the PDF too: the same documents and pages services as an API node.
-  const bases = { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret };
-  const invoices = new InvoiceService({ db: database.db, clock: systemClock, bases, demoPublicId: config.demoPublicId, notifications: notifier.service, edo: edo.service });
-  const auth = new AuthService(database.db, stores.teams, config.demoToken);
-  const pdf = createPdfRenderer(pdfPoolOptions(config));
-  const sharing = new SharingService({ db: database.db, clock: systemClock, bases, invoices, auth, demoPublicId: config.demoPublicId, pdf });
-  notifier.service.useAttachments(pdfAttachments(sharing));
-  edo.service.useFiles(edoDocumentFiles(sharing));
   const webhooks = createWebhooks({ database, stores, clock: systemClock, config, secret, logger: logger.child({ component: 'webhooks' }) });
   notifier.worker.start();
   edo.worker.start();

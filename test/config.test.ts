@@ -154,7 +154,6 @@ describe('loadConfig overrides', () => {
       logLevel: 'warn',
       dataDir: '/var/lib/invoicing',
       inProcessWorker: false,
-      sqliteCheckpointThread: false,
       edo: {
         operator: 'sandbox',
         url: null,

@@ -59,11 +59,6 @@ export interface Config {
   dataDir: string;
   /** INVOICING_IN_PROCESS_WORKER: whether `serve` also runs the background jobs (e-mail retries, EDO sync). */
   inProcessWorker: boolean;
-  /**
-   * INVOICING_SQLITE_CHECKPOINT_THREAD: SQLite's WAL checkpoints on a thread of their own instead
-   * of in the COMMIT that fills the WAL (src/db/wal-checkpointer.ts). Off by default.
-   */
-  sqliteCheckpointThread: boolean;
   /** EDO synchronization (INVOICING_EDO_*, docs/edo.md): an extension of the contract's variables. */
   edo: EdoConfig;
   /** Webhooks and the events feed (INVOICING_WEBHOOK_*, INVOICING_EVENT_RETENTION_DAYS; docs/webhooks.md). */
@@ -281,7 +276,6 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const dataDir = path.resolve(cwd, read(env, 'INVOICING_DATA_DIR') ?? './data');
   const edo = parseEdo(env);
   const inProcessWorker = parseBoolean(env, 'INVOICING_IN_PROCESS_WORKER', true);
-  const sqliteCheckpointThread = parseBoolean(env, 'INVOICING_SQLITE_CHECKPOINT_THREAD', false);
   const webhooks: WebhookConfig = {
     allowHttp: parseBoolean(env, 'INVOICING_WEBHOOK_ALLOW_HTTP', false),
     allowPrivate: parseCidrList(env, 'INVOICING_WEBHOOK_ALLOW_PRIVATE'),
@@ -319,7 +313,6 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     logLevel,
     dataDir,
     inProcessWorker,
-    sqliteCheckpointThread,
     edo,
     webhooks,
     workerMetricsPort,

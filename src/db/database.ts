@@ -23,7 +23,6 @@ import type { Database } from './types.js';
 import { cachingSqlite, SqliteStatementCache, useDataVersion, useStatementCache } from './statement-cache.js';
 import { useNamedStatements } from './pg-statements.js';
 import { openBoundedPool, type ConnectionErrorListener } from './pg-pool.js';
-import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 import type { WriteLock } from './write-lock.js';
 import { TwoConnectionSqliteDriver } from './sqlite-driver.js';
 import { openReadThreads, type ReadThreads, type ReadThreadsOptions } from './read-threads.js';
@@ -42,8 +41,6 @@ export interface DatabaseHandle {
    * and a cache of their own, sqlite-driver.ts). Null on PostgreSQL.
    */
   statements?: SqliteStatementCache | null;
-  /** SQLite with `backgroundCheckpoints`: the thread that checkpoints the WAL (wal-checkpointer.ts). */
-  checkpointer?: WalCheckpointer | null;
   /**
    * SQLite file: the threads that run the reads whose cost a caller controls (searches, deep
    * pages; read-threads.ts), off the event loop. Null on PostgreSQL and for `:memory:`.
@@ -58,12 +55,6 @@ export interface DatabaseHandle {
 }
 
 export interface OpenOptions {
-  /**
-   * SQLite file: checkpoint the WAL on a thread of its own instead of inside the COMMIT that
-   * fills it (src/db/wal-checkpointer.ts). The service and `invoicing worker` turn it on with
-   * INVOICING_SQLITE_CHECKPOINT_THREAD=true; otherwise SQLite's automatic checkpoint stays.
-   */
-  backgroundCheckpoints?: boolean;
   /**
    * SQLite file shared by several processes of one machine (src/cluster/): every write
    * transaction, and every write outside one, waits for this lock (asynchronously) before it
@@ -158,19 +149,16 @@ export function openDatabase(target: DatabaseTarget, options: OpenOptions = {}):
     if (dataVersion !== null) useDataVersion(db, dataVersion);
     // The group commit runs its statements straight on this cache (direct-execution.ts).
     useStatementCache(db, statements);
-    const checkpointer = options.backgroundCheckpoints && target.file !== ':memory:' ? startWalCheckpointer(sqlite, target.file) : null;
     // Threads start on the first heavy read only: commands that never search start none.
     const readThreads = target.file !== ':memory:' ? openReadThreads(target.file, options.readThreads) : null;
     return {
       db,
       dialect: 'sqlite',
       statements,
-      checkpointer,
       readThreads,
       close: async () => {
         // The threads' connections first: the last connection to close checkpoints and removes the WAL.
         await readThreads?.close();
-        await checkpointer?.stop();
         await db.destroy();
       },
     };

@@ -23,12 +23,6 @@
  * pool, whose server already groups concurrent commits' WAL flushes); there a transaction the
  * server aborted as a deadlock or serialization failure is run again (pg-retry.ts), so `work`
  * must be re-runnable (database writes on `trx` only).
- *
- * Batch parts (`batchScopeOf`): a write may hand what adds up across writes to the end of its
- * batch instead of writing it itself, e.g. the daily e-mail quota (one row per team and day that
- * every e-mailing write would otherwise update). The part keeps what each write staged when the
- * write is released, drops it when the write is rolled back, and writes the sum once, before
- * COMMIT, in the same transaction: a write's share is stored exactly when the write is.
  */
 import type { Transaction } from 'kysely';
 import { dialectOf, type Db, type Executor } from './database.js';
@@ -36,54 +30,9 @@ import { executeSql, withDirectExecution } from './direct-execution.js';
 import { statementCacheOf, type SqliteStatementCache } from './statement-cache.js';
 import { retryPgConflicts } from './pg-retry.js';
 import type { Database } from './types.js';
-import { flushSearchIndex } from './text-search.js';
 import { inSpan, SPAN, spansEnabled } from '../shared/tracing.js';
 
 export type TransactionWork<T> = (trx: Transaction<Database>) => Promise<T>;
-
-/** What a batch's writes add up, written once at the end of the batch (see above). */
-export interface BatchPart {
-  /** The write that staged something was released: keep it. */
-  keep(): void;
-  /** The write was rolled back to its savepoint: forget what it staged. */
-  drop(): void;
-  /** After the batch's last write, before COMMIT: write what was kept. */
-  flush(trx: Executor): Promise<void>;
-}
-
-/** A batch's parts, one per key (a part's owner names it with an object of its own). */
-export class BatchScope {
-  private readonly parts = new Map<object, BatchPart>();
-
-  /** The batch's part under `key`, made by `create` on first use in the batch. */
-  part<T extends BatchPart>(key: object, create: () => T): T {
-    let part = this.parts.get(key);
-    if (part === undefined) {
-      part = create();
-      this.parts.set(key, part);
-    }
-    return part as T;
-  }
-
-  keep(): void {
-    for (const part of this.parts.values()) part.keep();
-  }
-
-  drop(): void {
-    for (const part of this.parts.values()) part.drop();
-  }
-
-  async flush(trx: Executor): Promise<void> {
-    for (const part of this.parts.values()) await part.flush(trx);
-  }
-}
-
-const scopes = new WeakMap<Executor, BatchScope>();
-
-/** The batch `trx` runs, when it is a group commit's SQLite transaction (inside a write's work). */
-export function batchScopeOf(trx: Executor): BatchScope | undefined {
-  return scopes.get(trx);
-}
 
 interface Queued {
   work: TransactionWork<unknown>;
@@ -102,6 +51,8 @@ export class GroupCommit {
   private readonly direct: SqliteStatementCache | null;
   /** Batches committed and writes in them (observability and tests). */
   readonly stats = { batches: 0, writes: 0, largest: 0 };
+  /** Run last in every batch that kept a write, before COMMIT (`atBatchEnd`). */
+  private readonly batchEnds = new Set<(trx: Executor) => Promise<void>>();
 
   constructor(
     private readonly db: Db,
@@ -109,6 +60,15 @@ export class GroupCommit {
   ) {
     this.batching = dialectOf(db) === 'sqlite';
     this.direct = this.batching ? statementCacheOf(db) : null;
+  }
+
+  /**
+   * `work` runs last in every SQLite batch that kept a write, before COMMIT, in its transaction
+   * (the invoices store's search-index flush: one FTS5 segment per batch, not per document). A
+   * function given twice runs once.
+   */
+  atBatchEnd(work: (trx: Executor) => Promise<void>): void {
+    this.batchEnds.add(work);
   }
 
   /**
@@ -151,33 +111,23 @@ export class GroupCommit {
         // Taken once BEGIN has the writer (and, with several processes on the file, its turn,
         // sqlite-driver.ts): the writes queued while it waited join this batch.
         batch = this.queue.splice(0, this.maxBatch);
-        const scope = new BatchScope();
         const writes = async () => {
           for (const item of batch) {
             await executeSql(trx, 'savepoint group_write');
             try {
               const value = await item.work(trx);
               await executeSql(trx, 'release savepoint group_write');
-              scope.keep();
               done.push({ item, value });
             } catch (err) {
               await executeSql(trx, 'rollback to savepoint group_write');
               await executeSql(trx, 'release savepoint group_write');
-              scope.drop();
               settled.add(item);
               item.reject(err);
             }
           }
-          await scope.flush(trx);
-          // The batch's new documents into the search index at once (text-search.ts).
-          if (done.length > 0) await flushSearchIndex(trx);
+          if (done.length > 0) for (const end of this.batchEnds) await end(trx);
         };
-        scopes.set(trx, scope);
-        try {
-          await (this.direct ? withDirectExecution(trx, this.direct, writes) : writes());
-        } finally {
-          scopes.delete(trx);
-        }
+        await (this.direct ? withDirectExecution(trx, this.direct, writes) : writes());
       });
     } catch (err) {
       // BEGIN, a savepoint statement or the COMMIT failed: nothing of the batch is stored. (When

@@ -6,7 +6,6 @@
 import { sql, type UpdateObject } from 'kysely';
 import type { Executor } from './database.js';
 import { anyDueRow, createPostgresOutboxClaim, createSqliteOutboxClaim } from './outbox-claim.js';
-import { pgRowInsert, pgUnnestInsert, type PgStatementPart } from './pg-parts.js';
 import { insertRows } from './prepared-query.js';
 import { extended } from '../shared/objects.js';
 import type { Database, OutboxRow, OutboxTable } from './types.js';
@@ -18,40 +17,6 @@ import type { Database, OutboxRow, OutboxTable } from './types.js';
  */
 export async function insertOutboxRows(db: Executor, rows: OutboxTable[]): Promise<void> {
   await insertRows(db, 'outbox', rows);
-}
-
-/** Every outbox column with the array type it travels as in `pgOutboxInsertPart`. */
-const OUTBOX_COLUMNS = [
-  ['team_id', 'text'], ['id', 'text'], ['kind', 'text'], ['public_id', 'text'], ['revision', 'int'], ['position', 'int'],
-  ['recipient', 'text'], ['idem_key', 'text'], ['message_id', 'text'], ['payload', 'text'], ['state', 'text'],
-  ['attempts', 'int'], ['max_attempts', 'int'], ['next_attempt_at', 'text'], ['locked_by', 'text'], ['locked_until', 'text'],
-  ['last_error', 'text'], ['last_error_code', 'text'], ['sent_at', 'text'], ['created_at', 'text'], ['updated_at', 'text'],
-  ['traceparent', 'text'],
-] as const satisfies ReadonlyArray<readonly [keyof OutboxTable, string]>;
-const OUTBOX_COLUMN_NAMES = OUTBOX_COLUMNS.map(([c]) => c);
-
-/**
- * PostgreSQL: `rows` as a CTE named `name` of one statement written by several modules
- * (pg-parts.ts): one parameter per column for one row, else one array per column, so there are
- * two texts whatever the number of rows. The same rows `insertOutboxRows` writes.
- */
-export function pgOutboxInsertPart(name: string, rows: OutboxTable[]): PgStatementPart {
-  const [only] = rows;
-  if (rows.length === 1 && only !== undefined) {
-    // One row (an EDO send, an e-mail to one recipient: the usual case): 21 one-element arrays
-    // cost the server about 20 µs more to execute (parsing each, the unnest) and the API process
-    // building each array's text.
-    return {
-      key: `outbox:${name}:one`,
-      ctes: (param, condition) => `"${name}" as (${pgRowInsert('outbox', OUTBOX_COLUMN_NAMES, param, condition)})`,
-      values: OUTBOX_COLUMNS.map(([c]) => only[c]),
-    };
-  }
-  return {
-    key: `outbox:${name}`,
-    ctes: (param, condition) => `"${name}" as (${pgUnnestInsert('outbox', OUTBOX_COLUMNS, param, condition)})`,
-    values: OUTBOX_COLUMNS.map(([c]) => rows.map((r) => r[c])),
-  };
 }
 
 /** A document revision's rows of one kind. */

@@ -49,29 +49,11 @@ export function formatMoney(value: DecimalInput): string {
   return fixed2(toDecimal(value));
 }
 
-
 /**
  * A money value as whole kopecks (cents): an integer string, "-" when negative, "0" for zero
  * ("1234.56" → "123456"). Exact at any size: the API's `*_minor_units` strings.
  */
 export function toMinorUnits(value: DecimalInput): string {
-  // Two-decimal strings (what computeTotals returns, ~25 per response) need no arithmetic: the
-  // digits without the point and leading zeros are the kopecks.
-  if (typeof value === 'string') {
-    const m = TWO_DECIMALS.exec(value);
-    if (m !== null) {
-      const digits = `${m[2]}${m[3]}`.replace(LEADING_ZEROS, '');
-      return digits === '' ? '0' : `${m[1]}${digits}`;
-    }
-  }
-  return decimalToMinorUnits(value);
-}
-
-const TWO_DECIMALS = /^(-?)(\d+)\.(\d\d)$/;
-const LEADING_ZEROS = /^0+/;
-
-/** toMinorUnits by decimal arithmetic, for any input (the reference the fast path is tested against). */
-export function decimalToMinorUnits(value: DecimalInput): string {
   const kopecks = roundKopecks(toDecimal(value)).times(100);
   return kopecks.isZero() ? '0' : kopecks.toFixed(0);
 }

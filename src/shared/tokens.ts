@@ -1,25 +1,9 @@
 /** Random identifiers, secrets and their hashes. Every token carries at least 128 random bits. */
 import crypto from 'node:crypto';
 
-/**
- * Random bytes drawn from the CSPRNG 4 KiB at a time: a create draws four tokens, and each
- * `randomBytes` call costs a trip into OpenSSL (and here a `getrandom` syscall) whatever its size.
- * Every byte is handed out once; the pool is replaced, never reused.
- */
-const POOL_BYTES = 4096;
-let pool = Buffer.alloc(0);
-let poolOffset = 0;
-
-/** A URL-safe random token of `bytes` random bytes (default 16 = 128 bits). */
+/** A URL-safe random token of `bytes` random bytes (default 16 = 128 bits), from the CSPRNG. */
 export function randomToken(bytes = 16): string {
-  if (bytes > POOL_BYTES / 16) return crypto.randomBytes(bytes).toString('base64url');
-  if (poolOffset + bytes > pool.length) {
-    pool = crypto.randomFillSync(Buffer.allocUnsafeSlow(POOL_BYTES));
-    poolOffset = 0;
-  }
-  const token = pool.toString('base64url', poolOffset, poolOffset + bytes);
-  poolOffset += bytes;
-  return token;
+  return crypto.randomBytes(bytes).toString('base64url');
 }
 
 /**

@@ -76,6 +76,11 @@ describe('module architecture', () => {
       write('src/cluster/primary.ts', "import { n } from '../modules/notifications/index.js';\nexport const p = n;\n");
       write('src/server.ts', "import { p } from './cluster/primary.js';\nexport const s = p;\n");
       write('src/http/metrics.ts', "import { p } from '../cluster/index.js';\nexport const m = p;\n");
+      // Inside invoices: read/ and write/ apart, store/ below them, rules/ pure.
+      write('src/modules/invoices/write/w.ts', 'export const w = 1;\n');
+      write('src/modules/invoices/read/r.ts', "import { w } from '../write/w.js';\nexport const r = w;\n");
+      write('src/modules/invoices/store/s.ts', "import { r } from '../read/r.js';\nexport const s = r;\n");
+      write('src/modules/invoices/rules/u.ts', "import { s } from '../store/s.js';\nexport const u = s;\n");
 
       const found = new Set((await cruise(dir)).map((v) => `${v.rule.name} ${v.from} ${v.to}`));
       const expected = [
@@ -90,6 +95,9 @@ describe('module architecture', () => {
         'cluster-door src/server.ts src/cluster/primary.ts',
         'cluster-is-infrastructure src/cluster/primary.ts src/modules/notifications/index.ts',
         'http-below-app src/http/metrics.ts src/cluster/index.ts',
+        'invoices-read-write-apart src/modules/invoices/read/r.ts src/modules/invoices/write/w.ts',
+        'invoices-store-below src/modules/invoices/store/s.ts src/modules/invoices/read/r.ts',
+        'invoices-rules-pure src/modules/invoices/rules/u.ts src/modules/invoices/store/s.ts',
       ];
       for (const line of expected) expect(found, line).toContain(line);
     }, 60_000);

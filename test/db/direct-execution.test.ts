@@ -34,7 +34,7 @@ async function kyselyOn(withCache: boolean): Promise<{ db: Kysely<Database>; log
   // As openDatabase does for its writing connection.
   if (withCache) useStatementCache(db, cache);
   await sql`create table teams (id text primary key, name text not null, tariff_id text, locale text not null, created_at text not null, updated_at text not null)`.execute(db);
-  // What the batch's search-index flush reads and writes (src/db/text-search.ts).
+  // What the batch's search-index flush reads and writes (src/modules/invoices/store/sqlite-search.ts).
   await sql`create table invoices (public_id text primary key, search_text text not null)`.execute(db);
   await sql`create table invoices_fts_pending (public_id text not null primary key) without rowid`.execute(db);
   await sql`create virtual table invoices_fts using fts5(search_text)`.execute(db);

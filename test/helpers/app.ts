@@ -12,18 +12,17 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { MemoryStore } from '../../src/http/rate-limit/memory-store.js';
 import type { RateLimitStore } from '../../src/http/rate-limit/rate-limit.types.js';
-import { createEdo, type EdoDeps } from '../../src/modules/edo/index.js';
+import type { EdoDeps } from '../../src/modules/edo/index.js';
 import { createPdfRenderer, inlinePdfRenderer, pdfPoolOptions } from '../../src/modules/rendering/pdf-pool.js';
-import { createNotifications, type NotificationsDeps } from '../../src/modules/notifications/index.js';
+import type { NotificationsDeps } from '../../src/modules/notifications/index.js';
 import { createWebhooks, type WebhooksDeps } from '../../src/modules/webhooks/index.js';
-import { createStores } from '../../src/stores.js';
 import { applyBootstrap, parseBootstrap } from '../../src/modules/teams/bootstrap.js';
 import { systemClock, type Clock } from '../../src/shared/clock.js';
 import { openDatabase } from '../../src/db/database.js';
+import { createStores, type Stores } from '../../src/stores.js';
 import { createTestDb, type TestDatabase } from './db.js';
 import { bootstrapFixture } from './fixtures.js';
 import { SpecValidator } from './openapi.js';
-import { documentStatusPort } from '../../src/modules/invoices/index.js';
 
 /** The portal-link signing secret of test apps. */
 export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789abcdef';
@@ -31,6 +30,8 @@ export const TEST_SECRET = 'test-secret-0123456789abcdef0123456789abcdef';
 export interface TestApp {
   app: App;
   db: TestDatabase;
+  /** The stores the app runs on (src/stores.ts). */
+  stores: Stores;
   config: Config;
   /** Every log line the app wrote. */
   logs: string[];
@@ -78,28 +79,18 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   logStream.on('data', (chunk: Buffer) => logs.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
 
   const store = options.rateLimitStore ?? new MemoryStore();
-  const notifier = options.notifications
-    ? createNotifications({
-        database: db,
+  const stores = createStores(db);
+  // A service built with settings of its own logs nothing unless given a logger.
+  const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+  const notifications = options.notifications
+    ? {
         clock: options.notifications.clock ?? systemClock,
-        bases: { publicUrl: config.publicUrl, shareUrl: config.shareUrl, portalUrl: config.portalUrl, secret: TEST_SECRET },
-        config,
-        documents: documentStatusPort,
         policy: options.notifications.policy,
         smtpTimeouts: options.notifications.smtpTimeouts,
-        logger: options.notifications.logger,
-      })
+        logger: options.notifications.logger ?? silent,
+      }
     : undefined;
-  const edo = options.edo
-    ? createEdo({
-        database: db,
-        clock: options.edo.clock ?? systemClock,
-        config,
-        documents: documentStatusPort,
-        policy: options.edo.policy,
-        operator: options.edo.operator,
-      })
-    : undefined;
+  const edo = options.edo ? { clock: options.edo.clock ?? systemClock, policy: options.edo.policy, operator: options.edo.operator, logger: silent } : undefined;
   const webhooks = options.webhooks
     ? createWebhooks({
         database: db,
@@ -114,11 +105,12 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const app = await buildApp({
     config,
     database: db,
+    stores,
     ...(options.clock ? { clock: options.clock } : {}),
     rateLimitStore: store,
     logStream,
     secret: TEST_SECRET,
-    ...(notifier ? { notifier } : {}),
+    ...(notifications ? { notifications } : {}),
     ...(edo ? { edo } : {}),
     ...(webhooks ? { webhooks } : {}),
     pdf: options.pdfThreads
@@ -132,6 +124,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   return {
     app,
     db,
+    stores,
     config,
     logs,
     async call(injectOptions) {

@@ -1,4 +1,4 @@
-/** `edo.status_changed`, recorded in the transaction that moves a job's status (issue 15). */
+/** `edo.status_changed`, recorded in the transaction that moves a job's status. */
 import type { Executor } from '../../db/database.js';
 import type { EdoJobRow } from '../../db/types.js';
 import type { RecordedSend, RecordedSendRef } from './edo-request.js';

@@ -5,7 +5,6 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import { pgRowInsert, type PgStatementPart } from '../../db/pg-parts.js';
 import { preparedQuery } from '../../db/prepared-query.js';
 import type { EdoJobRow, EdoJobStatus, EdoJobsTable, EdoLinkRow, EdoLinksTable, OutboxRow } from '../../db/types.js';
 
@@ -24,17 +23,6 @@ export async function insertJob(db: Executor, row: EdoJobsTable): Promise<void> 
   await insertJobRow(db, row);
 }
 
-/**
- * PostgreSQL: `insertJob` as a CTE of one statement written by several modules (pg-parts.ts).
- */
-export function pgJobInsertPart(row: EdoJobsTable): PgStatementPart {
-  return {
-    key: 'edo_job',
-    ctes: (param, condition) => `"edo_job" as (${pgRowInsert('edo_jobs', JOB_COLUMNS, param, condition)})`,
-    values: JOB_COLUMNS.map((c) => row[c]),
-  };
-}
-
 /** The document's jobs, newest revision first. */
 export async function listDocumentJobs(db: Executor, teamId: string, publicId: string): Promise<EdoJobRow[]> {
   return db
@@ -50,7 +38,7 @@ export async function listDocumentJobs(db: Executor, teamId: string, publicId: s
 /**
  * Every update reads it (`metadata.edo` of the answer), so it is compiled once, and its LIMIT is
  * a literal: SQLite (3.53) re-prepares a statement whose `LIMIT ?` is bound anew on every run
- * (measured 43 µs against 3 µs with `limit 1`; docs/performance.md, "Session 5: PUT on SQLite").
+ * (measured 43 µs against 3 µs with `limit 1`).
  */
 const currentJobOf = preparedQuery<'teamId' | 'publicId', EdoJobRow>((db, p) =>
   db

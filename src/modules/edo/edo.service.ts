@@ -6,37 +6,39 @@
  *    `buyer_edo_id` and is issued (or paid), and what would be sent differs from the last job,
  *    one job: an `edo_jobs` row and an outbox row of kind `edo_send` with the same id.
  * 2. `EdoWorker` claims due sends with a lease, attempts each once through the operator port
- *    (idempotent by job id), and reschedules failures with exponential backoff.
- * 3. `pollFeed` reads the operator's change feed under a lease: delivery, acceptance, rejection
- *    and incoming links, applied idempotently; the cursor advances only after a page is applied.
+ *    (idempotent by job id; edo-sending.ts), and reschedules failures with exponential backoff.
+ * 3. `pollFeed` reads the operator's change feed under a lease (edo-feed.ts): delivery,
+ *    acceptance, rejection and incoming links, applied idempotently; the cursor advances only
+ *    after a page is applied.
  */
 import type { Db, DatabaseHandle, Executor } from '../../db/database.js';
 import { writeEachAlone } from '../../db/write-each.js';
 import * as outbox from '../../db/outbox.js';
-import type { PgStatementPart } from '../../db/pg-parts.js';
 import type { EdoJobRow, OutboxRow } from '../../db/types.js';
-import { postponementMs, retryDelayMs, SetAsideRecords, yieldToIo, type WorkLogger } from '../../shared/background-work.js';
-import { BusyError } from '../../shared/busy-error.js';
+import { SetAsideRecords, type WorkLogger } from '../../shared/background-work.js';
 import { isoNow, type Clock } from '../../shared/clock.js';
 import { sortableToken } from '../../shared/tokens.js';
-import { EdoOperatorError, type EdoEvent, type EdoOperator, type EdoOutgoingDocument } from './edo-operator.js';
+import { EdoFeed } from './edo-feed.js';
+import type { EdoEvent, EdoOperator } from './edo-operator.js';
 import { resolveEdoPolicy, type EdoPolicy } from './edo-policy.js';
-import { advanceJob, applyStatus, toEdoSync, type EdoDocumentPort } from './edo-jobs.js';
+import { toEdoSync, type EdoDocumentPort } from './edo-jobs.js';
+import { EdoSender, type EdoFileProvider, type SendPayload } from './edo-sending.js';
 import type { EdoSync } from './edo.schemas.js';
 import * as repo from './edo.repository.js';
-import type { EdoSyncRequest, RecordedSend, RecordedSendRef } from './edo-request.js';
-import { recordEdoStatusChange } from './edo-events.js';
+import type { EdoSyncRequest, RecordedSendRef } from './edo-request.js';
 import { ATTR, currentTraceparent, inSpan, SPAN } from '../../shared/tracing.js';
 
-/** The document's printable file now, with its revision; null when the document is gone. */
-export type EdoFileProvider = (document: {
-  teamId: string;
-  publicId: string;
-  jobId: string;
-}) => Promise<{ revision: number; file: EdoOutgoingDocument['file'] } | null>;
+export type { EdoFileProvider };
+
+/** What the EDO module stores per database (src/stores.ts builds it): claiming its due sends. */
+export interface EdoStores {
+  /** The outbox's claim of the database in use. */
+  claimOutbox: (claim: Parameters<typeof outbox.claimDue>[2]) => Promise<OutboxRow[]>;
+}
 
 export interface EdoServiceDeps {
-  database: Pick<DatabaseHandle, 'db' | 'dialect'>;
+  database: Pick<DatabaseHandle, 'db'>;
+  stores: EdoStores;
   clock: Clock;
   operator: EdoOperator;
   /** buyer_status → `sent` when the operator delivered (the invoices module's port). */
@@ -94,13 +96,6 @@ function sendOf(request: EdoSyncRequest, jobId: string, queuedAt: string): SendI
 /** Rows built for their state alone (`sendRows`), never written. */
 const NO_CONTENT = Object.freeze({ payload: '', contentHash: '' });
 
-interface SendPayload {
-  v: 1;
-  sender: string;
-  recipient: string;
-  document: EdoOutgoingDocument['document'];
-}
-
 /** Sync runs for documents that are out to the buyer: drafts wait, cancelled ones stop it. */
 const SYNCED_SELLER_STATUSES = new Set(['issued', 'paid']);
 
@@ -112,7 +107,8 @@ export class EdoService {
   readonly policy: EdoPolicy;
   private readonly db: Db;
   private readonly logger: WorkLogger;
-  private files: EdoFileProvider | undefined;
+  private readonly sender: EdoSender;
+  private readonly feed: EdoFeed;
   private readonly queuedListeners: (() => void)[] = [];
   /** Recorded sends this process could not write, left out of its batches for a while. */
   private readonly setAside = new SetAsideRecords();
@@ -121,19 +117,13 @@ export class EdoService {
     this.policy = resolveEdoPolicy(deps.policy);
     this.db = deps.database.db;
     this.logger = deps.logger ?? noopLogger;
-    this.files = deps.files;
+    const work = { db: this.db, clock: deps.clock, operator: deps.operator, documents: deps.documents, policy: this.policy, logger: this.logger };
+    this.sender = new EdoSender(work, deps.files ?? null);
+    this.feed = new EdoFeed(work);
   }
 
   get operator(): EdoOperator {
     return this.deps.operator;
-  }
-
-  /**
-   * Sets the file source after construction: the PDF comes from the pages module, which is
-   * built on top of the documents service that in turn needs this one.
-   */
-  useFiles(provider: EdoFileProvider): void {
-    this.files = provider;
   }
 
   /** Calls `listener` whenever a job was queued and committed (the worker sends it at once). */
@@ -236,14 +226,6 @@ export class EdoService {
     return send.planned;
   }
 
-  /**
-   * PostgreSQL: the rows `writeSend` writes, as parts of the document's own statement (one
-   * round trip, no transaction; pg-parts.ts).
-   */
-  pgSendParts(send: NewSend): PgStatementPart[] {
-    return [outbox.pgOutboxInsertPart('edo_outbox', [send.outboxRow]), repo.pgJobInsertPart(send.job)];
-  }
-
   /** The rows of a send of `request` to its buyer, queued at `now` (pure but for a new job id). */
   private newSend(request: EdoSyncRequest, now: string, jobId: string = sortableToken(), traceparent: string | null = currentTraceparent()): NewSend {
     const payload: SendPayload = { v: 1, sender: request.sellerEdoId ?? '', recipient: request.buyerEdoId as string, document: request.document };
@@ -320,218 +302,32 @@ export class EdoService {
   /** Claims up to `limit` due sends (retries due, leases lapsed) for `owner`. */
   async claimDue(owner: string, limit: number): Promise<OutboxRow[]> {
     const claim = { kind: 'edo_send' as const, owner, limit, now: this.deps.clock.now(), leaseMs: this.policy.leaseMs };
-    return outbox.claimDue(this.db, this.deps.database.dialect, claim);
+    return this.deps.stores.claimOutbox(claim);
   }
 
   /**
-   * One attempt of one claimed send, recorded fenced by `owner`. Returns the job's new state,
-   * or null when the lease was lost meanwhile.
+   * One attempt of one claimed send, recorded fenced by `owner` (edo-sending.ts). Returns the
+   * job's new state, or null when the lease was lost meanwhile.
    */
   attempt(row: OutboxRow, owner: string, signal: AbortSignal): Promise<'sent' | 'pending' | 'failed' | 'superseded' | null> {
     const attributes = { [ATTR.teamId]: row.team_id, [ATTR.publicId]: row.public_id };
     return inSpan(SPAN.edoDelivery, { attributes, traceparent: row.traceparent }, async (span) => {
-      const outcome = await this.attemptRow(row, owner, signal);
+      const outcome = await this.sender.attempt(row, owner, signal);
       span?.setAttribute(ATTR.outcome, outcome ?? 'lease_lost');
       return outcome;
     });
   }
 
-  private async attemptRow(row: OutboxRow, owner: string, signal: AbortSignal): Promise<'sent' | 'pending' | 'failed' | 'superseded' | null> {
-    const fence = { teamId: row.team_id, id: row.id, owner };
-    const renewedAt = this.deps.clock.now();
-    const leaseUntil = new Date(renewedAt.getTime() + this.policy.leaseMs).toISOString();
-    if (!(await outbox.renewLease(this.db, fence, renewedAt.toISOString(), leaseUntil))) return null;
-    if (row.attempts > row.max_attempts) {
-      // A claim that lapsed during the last attempt (its process died): give up, visibly.
-      const error = new EdoOperatorError(row.last_error ?? 'the last send attempt was interrupted', 'operator_unreachable', true);
-      return this.recordFailure(row, fence, error, true);
-    }
-    let receipt;
-    try {
-      // The PDF is CPU work in this process: let the node's requests through before and after it.
-      await yieldToIo();
-      const document = await this.documentFor(row);
-      await yieldToIo();
-      if (document === 'superseded') return this.recordSuperseded(row, fence);
-      receipt = await this.deps.operator.send(document, signal);
-    } catch (err) {
-      if (err instanceof BusyError) return this.postpone(row, fence, err);
-      const failure =
-        err instanceof EdoOperatorError
-          ? err
-          : new EdoOperatorError(`could not send: ${(err as Error).message ?? String(err)}`, 'operator_unreachable', false);
-      const final = failure.permanent || row.attempts >= row.max_attempts;
-      this.logger.warn(
-        { public_id: row.public_id, revision: row.revision, job_id: row.id, attempts: row.attempts, code: failure.code, final },
-        `EDO send failed: ${failure.message}`,
-      );
-      return this.recordFailure(row, fence, failure, final);
-    }
-    const now = isoNow(this.deps.clock);
-    const recorded = await this.db.transaction().execute(async (trx) => {
-      await this.deps.documents.lock(trx, row.team_id, row.public_id);
-      if (!(await outbox.markSent(trx, fence, now))) return false;
-      // The operator that actually took it (every node should share one EDO configuration).
-      const operator = this.deps.operator.kind;
-      await advanceJob(trx, this.deps.documents, row.team_id, row.id, 'sent', now, {
-        operator_document_id: receipt.operatorDocumentId,
-        sent_at: now,
-        operator,
-      });
-      return true;
-    });
-    if (!recorded) return null;
-    const operatorDocumentId = receipt.operatorDocumentId;
-    if (receipt.status === 'delivered') {
-      await applyStatus(this.db, this.deps.documents, { teamId: row.team_id, jobId: row.id, status: 'delivered', at: now, reason: null, operatorDocumentId, now });
-    }
-    this.logger.info(
-      { public_id: row.public_id, revision: row.revision, job_id: row.id, operator_document_id: operatorDocumentId },
-      'EDO document sent',
-    );
-    return 'sent';
-  }
-
-  private async documentFor(row: OutboxRow): Promise<EdoOutgoingDocument | 'superseded'> {
-    const payload = JSON.parse(row.payload) as SendPayload;
-    if (!this.files) throw new EdoOperatorError('no document file source is configured', 'operator_unreachable', false);
-    let current;
-    try {
-      current = await this.files({ teamId: row.team_id, publicId: row.public_id, jobId: row.id });
-    } catch (err) {
-      if (err instanceof BusyError) throw err;
-      throw new EdoOperatorError(`could not prepare the document file: ${(err as Error).message}`, 'document_unavailable', false);
-    }
-    if (!current) throw new EdoOperatorError('the document no longer exists', 'document_unavailable', true);
-    if (current.revision !== row.revision) {
-      // A later revision was saved. It either queued its own job (this one is superseded) or
-      // changed nothing that is sent (seller_status only): then this job sends the same content.
-      const newer = (await repo.listDocumentJobs(this.db, row.team_id, row.public_id)).some(
-        (j) => j.revision > row.revision && j.status !== 'superseded',
-      );
-      if (newer) return 'superseded';
-    }
-    return { jobId: row.id, sender: payload.sender, recipient: payload.recipient, document: payload.document, file: current.file };
-  }
-
-  private async recordFailure(
-    row: OutboxRow,
-    fence: outbox.Fence,
-    failure: EdoOperatorError,
-    final: boolean,
-  ): Promise<'pending' | 'failed' | null> {
-    const now = this.deps.clock.now();
-    const nowIso = now.toISOString();
-    if (final) {
-      const recorded = await this.db.transaction().execute(async (trx) => {
-        await this.deps.documents.lock(trx, row.team_id, row.public_id);
-        if (!(await outbox.markFailed(trx, fence, nowIso, failure.message, failure.code))) return false;
-        const job = await repo.findJob(trx, row.team_id, row.id);
-        if (await repo.updateJobIf(trx, row.team_id, row.id, 'queued', { status: 'failed', failed_at: nowIso, updated_at: nowIso })) {
-          if (job) await recordEdoStatusChange(trx, this.deps.documents, job, 'failed', {}, nowIso);
-        }
-        return true;
-      });
-      return recorded ? 'failed' : null;
-    }
-    const delay = Math.max(retryDelayMs(row.attempts, this.policy), failure.retryAfterMs ?? 0);
-    const next = new Date(now.getTime() + delay).toISOString();
-    return (await outbox.markRetry(this.db, fence, nowIso, next, failure.message, failure.code)) ? 'pending' : null;
-  }
-
-  /**
-   * The file could not be rendered now (every PDF renderer busy): nothing was sent and the send
-   * is due again after the renderer's wait, its attempt not counted.
-   */
-  private async postpone(row: OutboxRow, fence: outbox.Fence, busy: BusyError): Promise<'pending' | null> {
-    const now = this.deps.clock.now();
-    const next = new Date(now.getTime() + postponementMs(busy)).toISOString();
-    this.logger.info({ public_id: row.public_id, revision: row.revision, job_id: row.id, next_attempt_at: next }, `EDO send postponed: ${busy.message}`);
-    return (await outbox.markPostponed(this.db, fence, now.toISOString(), next)) ? 'pending' : null;
-  }
-
-  private async recordSuperseded(row: OutboxRow, fence: outbox.Fence): Promise<'superseded' | null> {
-    const now = isoNow(this.deps.clock);
-    return this.db.transaction().execute(async (trx) => {
-      if (!(await outbox.markSuperseded(trx, fence, now))) return null;
-      await repo.updateJobIf(trx, row.team_id, row.id, 'queued', { status: 'superseded', updated_at: now });
-      return 'superseded' as const;
-    });
-  }
-
-  // --- the change feed ----------------------------------------------------------------------
-
   /**
    * Reads the operator's change feed under the feed's lease (one reader at a time across every
-   * node) and applies it. Returns the events applied and whether more are ready now.
+   * node) and applies it (edo-feed.ts). Returns the events applied and whether more are ready now.
    */
-  async pollFeed(owner: string, signal: AbortSignal): Promise<{ applied: number; more: boolean }> {
-    const feed = this.deps.operator.feedName;
-    const leaseFor = () => new Date(this.deps.clock.now().getTime() + this.policy.feedLeaseMs).toISOString();
-    const lease = await repo.claimFeed(this.db, feed, owner, isoNow(this.deps.clock), leaseFor());
-    if (!lease) return { applied: 0, more: false };
-    let cursor = lease.cursor;
-    let applied = 0;
-    let more = false;
-    try {
-      for (let page = 0; page < this.policy.feedPagesPerPoll; page++) {
-        const result = await this.deps.operator.fetchEvents(cursor, this.policy.feedPageSize, signal);
-        for (const event of result.events) await this.applyEvent(event);
-        // Advanced only now that every event of the page is applied: a crash re-reads the page,
-        // and applying an event twice changes nothing.
-        if (result.nextCursor !== null) cursor = result.nextCursor;
-        const kept = await repo.advanceFeed(this.db, feed, owner, {
-          cursor,
-          applied: result.events.length,
-          now: isoNow(this.deps.clock),
-          leaseUntil: leaseFor(),
-        });
-        applied += result.events.length;
-        if (!kept) return { applied, more: false };
-        more = result.hasMore;
-        if (!more) break;
-      }
-      await repo.releaseFeed(this.db, feed, owner, isoNow(this.deps.clock), null);
-      return { applied, more };
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      this.logger.warn({ feed, code: err instanceof EdoOperatorError ? err.code : undefined }, `EDO feed read failed: ${message}`);
-      await repo.releaseFeed(this.db, feed, owner, isoNow(this.deps.clock), message.slice(0, 500));
-      return { applied, more: false };
-    }
+  pollFeed(owner: string, signal: AbortSignal): Promise<{ applied: number; more: boolean }> {
+    return this.feed.poll(owner, signal);
   }
 
   /** Applies one operator event; false when it is about no job of ours (ignored). */
-  async applyEvent(event: EdoEvent): Promise<boolean> {
-    const job = await repo.findJobForEvent(this.db, event.jobId, event.operatorDocumentId);
-    if (!job) {
-      this.logger.debug?.({ event_id: event.eventId, operator_document_id: event.operatorDocumentId }, 'EDO event about an unknown document skipped');
-      return false;
-    }
-    if (event.type === 'link') {
-      await repo.insertLink(this.db, {
-        team_id: job.team_id,
-        public_id: job.public_id,
-        link_document_id: event.link.operatorDocumentId,
-        job_id: job.job_id,
-        kind: event.link.kind,
-        title: event.link.title,
-        number: event.link.number,
-        date: event.link.date,
-        linked_at: new Date(event.at).toISOString(),
-        received_at: isoNow(this.deps.clock),
-      });
-      return true;
-    }
-    await applyStatus(this.db, this.deps.documents, {
-      teamId: job.team_id,
-      jobId: job.job_id,
-      status: event.status,
-      at: event.at,
-      reason: event.reason,
-      operatorDocumentId: event.operatorDocumentId,
-      now: isoNow(this.deps.clock),
-    });
-    return true;
+  applyEvent(event: EdoEvent): Promise<boolean> {
+    return this.feed.applyEvent(event);
   }
 }

@@ -9,7 +9,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { EdoOperator } from './edo-operator.js';
 import type { EdoPolicy } from './edo-policy.js';
 import type { EdoDocumentPort } from './edo-jobs.js';
-import { EdoService, type EdoFileProvider } from './edo.service.js';
+import { EdoService, type EdoFileProvider, type EdoStores } from './edo.service.js';
 import { HttpEdoOperator } from './http-operator.js';
 import { SandboxEdoOperator } from './sandbox-operator.js';
 import { EdoWorker } from './worker.js';
@@ -20,14 +20,16 @@ export type { EdoDocumentPort } from './edo-jobs.js';
 export { EdoLink, EdoSync, EDO_STATUSES } from './edo.schemas.js';
 export { EdoRetryError, retryFailedSync, type RetriedSync } from './edo-retry.js';
 export { edoJobsExistSql } from './edo.repository.js';
-export { EdoService, type EdoFileProvider, type FirstSync, type NewSend, type PlannedSync, type SendIds } from './edo.service.js';
+export { EdoService, type EdoFileProvider, type EdoStores, type FirstSync, type NewSend, type PlannedSync, type SendIds } from './edo.service.js';
 export type { EdoSyncRequest, RecordedSend, RecordedSendRef } from './edo-request.js';
 export { HttpEdoOperator } from './http-operator.js';
 export { SandboxEdoOperator } from './sandbox-operator.js';
 export { EdoWorker, type EdoBatchResult } from './worker.js';
 
 export interface EdoDeps {
-  database: Pick<DatabaseHandle, 'db' | 'dialect'>;
+  database: Pick<DatabaseHandle, 'db'>;
+  /** Claiming due sends with the database's outbox claim (src/stores.ts). */
+  stores: EdoStores;
   clock: Clock;
   config: { edo: EdoConfig };
   /** buyer_status → `sent` on delivery, `changed_at` on any news: the invoices module's `documentStatusPort`. */
@@ -69,6 +71,7 @@ export function createEdo(deps: EdoDeps): EdoRuntime {
   const attemptTimeoutMs = edo.timeoutMs + 10_000;
   const service = new EdoService({
     database: deps.database,
+    stores: deps.stores,
     clock: deps.clock,
     operator,
     documents: deps.documents,

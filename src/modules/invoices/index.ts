@@ -4,11 +4,15 @@
  * `invoices` and `share_links` tables: notifications and edo report delivery through
  * `documentStatusPort` (wired in app.ts), sharing calls the status functions below.
  */
-export * from './statuses.js';
-export { amountInWords, AMOUNT_IN_WORDS_CURRENCIES, type AmountInWordsCurrency } from './amount-in-words.js';
-export { DEMO_SHARE_TOKENS } from './demo.js';
-export { documentStatusPort, markDocumentViewed, markPaymentReported, touchDocument } from './invoice-status.repository.js';
-export { listShareLinks } from './invoice.repository.js';
+export * from './rules/statuses.js';
+export { amountInWords, AMOUNT_IN_WORDS_CURRENCIES, type AmountInWordsCurrency } from './rules/amount-in-words.js';
+export { DEMO_SHARE_TOKENS } from './read/demo-data.js';
+export { DocumentPrints, pdfFilenames } from './read/document-prints.js';
+export { documentStatusPort } from './write/status-port.js';
+export { markDocumentViewed, markPaymentReported, touchDocument } from './store/portable-status.js';
+export { createPostgresInvoiceStore } from './store/postgres.js';
+export { createSqliteInvoiceStore } from './store/sqlite.js';
+export type { InvoiceStore } from './store/index.js';
 export { invoiceRoutes } from './invoice.routes.js';
 export { InvoiceDetail, InvoiceWriteResponse } from './invoice.schemas.js';
 export { InvoiceService, type Editor, type RequestInfo, type WriteOutcome } from './invoice.service.js';
@@ -22,7 +26,7 @@ export {
   type PrintStatus,
   type PrintTotals,
   type PrintVatLine,
-} from './print-model.js';
-export { buildPaymentQrPayload, QrPayloadError } from './qr-payload.js';
-export { rotateShareLinks, type RotatedLinks } from './share-link-rotation.js';
-export { validateInvoice } from './validation.js';
+} from './read/print-model.js';
+export { buildPaymentQrPayload, QrPayloadError } from './rules/qr-payload.js';
+export { rotateShareLinks, type RotatedLinks } from './write/share-link-rotation.js';
+export { validateInvoice } from './rules/validation.js';

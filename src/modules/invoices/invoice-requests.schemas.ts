@@ -8,7 +8,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { CURRENCY_CODES } from '../../shared/reference.js';
 import { ref } from '../../shared/schemas.js';
 import { InvoiceStatus } from './invoice.schemas.js';
-import { FIELD_MAX_LENGTH, INVOICE_LIMITS as L } from './limits.js';
+import { FIELD_MAX_LENGTH, INVOICE_LIMITS as L } from './rules/limits.js';
 
 /** A member of the free-form objects (manager, buyer_contact, signers): bounded as bounds.ts checks it. */
 const contactFields = {

@@ -144,7 +144,7 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
       },
     },
     async (request, reply) => {
-      // Serialized by the route's own response serializer, so the cached text (issue 12) is
+      // Serialized by the route's own response serializer, so the cached text (read/read-caches.ts) is
       // byte for byte what Fastify would send for the object.
       const detail = await invoices.getJson(requireAuth(request), request.params.public_id, requestInfo(request), (body) =>
         String(reply.serialize(body)),
@@ -210,7 +210,7 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox<{ invoices: InvoiceService
     },
     async (request, reply) => {
       // Serialized by the route's serializers; items are reused per document, whole pages are
-      // kept as UTF-8 bytes per team list version (issue 12).
+      // kept as UTF-8 bytes per team list version (read/read-caches.ts).
       const json = await invoices.listJson(requireAuth(request), request.query, requestInfo(request), {
         list: (body) => String(reply.serialize(body)),
         item: (item) => String(reply.serializeInput(item, InvoiceListItem)),

@@ -7,36 +7,42 @@ import type { Clock } from '../../shared/clock.js';
 import type { LinkBases } from '../links/index.js';
 import type { DeliveryPolicy } from './delivery-policy.js';
 import { createMailTransport, type MailTransport, type SmtpTimeouts } from './mail-transport.js';
-import { NotificationService, type AttachmentProvider, type DocumentStatusPort, type NotificationLogger } from './notification.service.js';
+import type { AttachmentProvider, DocumentStatusPort, NotificationLogger } from './notification-model.js';
+import { NotificationService } from './notification.service.js';
+import type { NotificationStores } from './store/index.js';
 import { OutboxWorker } from './worker.js';
 
 export { DEFAULT_DELIVERY_POLICY, retryDelayMs, type DeliveryPolicy } from './delivery-policy.js';
 export { buildInvoiceEmail, emailLocale, messageIdFor, type EmailAttachment, type InvoiceEmail, type InvoiceEmailView } from './email-message.js';
 export { createMailTransport, MailSendError, type MailTransport, type SmtpTimeouts, type TransportKind } from './mail-transport.js';
 export { MailRuntime, NotificationFailure, Notifications } from './notification.schemas.js';
+export { NotificationService } from './notification.service.js';
 export {
-  NotificationService,
-  recordedOutcome,
   statusOf,
   type AttachmentProvider,
   type DeliveryReport,
   type DocumentStatusPort,
   type NotificationLogger,
   type PendingNotifications,
-  type PgWriteParts,
   type PlannedNotifications,
   type PreparedNotifications,
+  type RecordedTake,
   type RecordedEmails,
   type RecordedEmailsRef,
-} from './notification.service.js';
-export type { HeldTake } from './held-quota.js';
+} from './notification-model.js';
+export { recordedOutcome } from './email-records.js';
+export { createPostgresQuotaStore } from './store/postgres.js';
+export { createSqliteQuotaStore } from './store/sqlite.js';
+export type { HeldTake, NotificationStores, OutboxClaimer, QuotaStore, QuotaStoreFactory } from './store/index.js';
 export { emptyOutcome } from './outcome.js';
 export type { NotifiableDocument, NotificationRequest } from './plan.js';
 export { isValidEmailAddress, resolveRecipients } from './recipients.js';
 export { OutboxWorker, type BatchResult } from './worker.js';
 
 export interface NotificationsDeps {
-  database: Pick<DatabaseHandle, 'db' | 'dialect'>;
+  database: Pick<DatabaseHandle, 'db'>;
+  /** The quota and the outbox claim of the database in use (src/stores.ts). */
+  stores: NotificationStores;
   clock: Clock;
   bases: LinkBases;
   /** The invoices module's writes of delivery news (`documentStatusPort`). */
@@ -69,7 +75,8 @@ export function createNotifications(deps: NotificationsDeps): Notifier {
   const transport =
     deps.transport ?? createMailTransport({ smtpUrl: deps.config.smtpUrl, dataDir: deps.config.dataDir, timeouts: deps.smtpTimeouts });
   const service = new NotificationService({
-    database: deps.database,
+    db: deps.database.db,
+    stores: deps.stores,
     clock: deps.clock,
     transport,
     documents: deps.documents,

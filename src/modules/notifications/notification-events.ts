@@ -1,6 +1,6 @@
 /**
  * `notification.sent` / `notification.failed`, recorded in the transaction that settles the
- * outbox row (issue 15), so an event exists exactly when the outcome was recorded.
+ * outbox row, so an event exists exactly when the outcome was recorded.
  */
 import type { Db, Executor } from '../../db/database.js';
 import type { OutboxRow } from '../../db/types.js';

@@ -36,8 +36,6 @@ export function isValidEmailAddress(value: string): boolean {
   const at = value.lastIndexOf('@');
   if (at <= 0 || at !== value.indexOf('@')) return false;
   if (at > MAX_LOCAL) return false;
-  const ascii = isAsciiAddress(value, at);
-  if (ascii !== null) return ascii;
   const local = value.slice(0, at);
   const domain = value.slice(at + 1);
   if (!LOCAL.test(local)) return false;
@@ -45,53 +43,6 @@ export function isValidEmailAddress(value: string): boolean {
   if (labels.length < 2) return false;
   if (!labels.every((l) => LABEL.test(l))) return false;
   return TLD.test(labels[labels.length - 1] as string);
-}
-
-// atext of RFC 5322 beside letters and digits.
-const ATEXT_SYMBOLS = new Set("!#$%&'*+/=?^_`{|}~-".split('').map((c) => c.charCodeAt(0)));
-const isAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-const isLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-
-/**
- * `isValidEmailAddress` for an address of ASCII characters only, without the regular
- * expressions: the same rules, where `\p{L}` and `\p{N}` are the ASCII letters and digits.
- * Null when the address has a character beyond ASCII (the expressions decide then). Every
- * e-mailing write checks its recipients; the Unicode expressions cost microseconds each.
- */
-function isAsciiAddress(value: string, at: number): boolean | null {
-  for (let i = 0; i < value.length; i++) if (value.charCodeAt(i) > 127) return null;
-  // Local part: dot-separated atoms of atext.
-  let atomStart = 0;
-  for (let i = 0; i <= at; i++) {
-    const c = i === at ? 46 : value.charCodeAt(i);
-    if (c === 46) {
-      if (i === atomStart) return false;
-      atomStart = i + 1;
-    } else if (!isAlnum(c) && !ATEXT_SYMBOLS.has(c)) return false;
-  }
-  // Domain: at least two labels of letters, digits and inner hyphens, 1-63 long.
-  let labels = 0;
-  let labelStart = at + 1;
-  for (let i = at + 1; i <= value.length; i++) {
-    const c = i === value.length ? 46 : value.charCodeAt(i);
-    if (c !== 46) {
-      if (!isAlnum(c) && c !== 45) return false;
-      continue;
-    }
-    const length = i - labelStart;
-    if (length < 1 || length > 63) return false;
-    if (value.charCodeAt(labelStart) === 45 || value.charCodeAt(i - 1) === 45) return false;
-    labels++;
-    if (i === value.length) {
-      // The top-level domain: 2-63 letters, or an IDNA A-label (xn--, then 1-59 of [a-z0-9-]).
-      const tld = value.slice(labelStart).toLowerCase();
-      if (tld.startsWith('xn--')) return tld.length >= 5;
-      if (length < 2) return false;
-      for (let j = labelStart; j < i; j++) if (!isLetter(value.charCodeAt(j))) return false;
-    }
-    labelStart = i + 1;
-  }
-  return labels >= 2;
 }
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);

@@ -9,9 +9,10 @@
  */
 import { PollingLoop } from '../../shared/polling-loop.js';
 import { attemptClaimedRows, newLeaseOwner, yieldToIo, type OutboxBatchResult } from '../../shared/background-work.js';
-import type { NotificationLogger, NotificationService } from './notification.service.js';
+import type { NotificationLogger } from './notification-model.js';
+import type { NotificationService } from './notification.service.js';
 import { countDelivery } from '../../shared/delivery-metrics.js';
-import { PRUNE_BATCH } from './quota.js';
+import { PRUNE_BATCH } from './store/portable.js';
 import { extended } from '../../shared/objects.js';
 
 /**

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { spelledOut } from '../../../src/modules/invoices/amount-in-words.fast.js';
-import { amountInWords, amountInWordsByLibrary, type AmountInWordsCurrency } from '../../../src/modules/invoices/amount-in-words.js';
+import { amountInWords, amountInWordsByLibrary, type AmountInWordsCurrency } from '../../../src/modules/invoices/rules/amount-in-words.js';
 
 describe('amountInWords: RUB', () => {
   it.each([
@@ -105,10 +104,8 @@ describe('amountInWords without the library: word for word what number-to-words-
     fc.assert(
       fc.property(fc.constantFrom(...currencies), fc.boolean(), fc.stringMatching(/^[1-9]\d{0,19}$/), fc.stringMatching(/^\d{2}$/), (c, neg, int, frac) => {
         const a = `${neg ? '-' : ''}${int}.${frac}`;
+        // Below 10^18 the text is this module's own, above it the library's: the same either way.
         expect(amountInWords(a, c)).toBe(amountInWordsByLibrary(a, c));
-        // Below 10^18 the text is this module's own, not the library's.
-        if (int.length <= 18) expect(spelledOut(a, c)).toBe(amountInWordsByLibrary(a, c));
-        else expect(spelledOut(a, c)).toBeNull();
       }),
       { numRuns: 6_000 },
     );

@@ -8,7 +8,7 @@ import {
   isValidKpp,
   isValidOgrn,
   isValidOgrnip,
-} from '../../../src/modules/invoices/checksums.js';
+} from '../../../src/modules/invoices/rules/checksums.js';
 
 /** Every string that differs from `s` in exactly one digit. */
 function oneDigitChanges(s: string): string[] {
@@ -130,7 +130,7 @@ describe('isValidAccountForBik (client account, BIK digits 7–9)', () => {
     expect(isValidAccountForBik('40102810645370000003', '004525988')).toBe(false);
   });
 
-  it('accepts treasury accounts (03…) at treasury BIKs on their shape: they carry no order-515 key (issue 14)', () => {
+  it('accepts treasury accounts (03…) at treasury BIKs on their shape: they carry no order-515 key', () => {
     // The tax service's treasury account at the Moscow treasury, published with BIK 017003983.
     expect(isValidAccountForBik('03100643000000018500', '017003983')).toBe(true);
     expect(isValidAccountForBik('03100643000000017300', '004525988')).toBe(true);
@@ -198,7 +198,7 @@ describe('isValidCorrAccountForBik (0 + BIK digits 5–6, tail = BIK digits 7–
     expect(isValidCorrAccountForBik('40102810545370000004', '004525988')).toBe(false);
   });
 
-  it('accepts the single treasury account (ЕКС) at a treasury BIK of the 01… numbering (issue 14)', () => {
+  it('accepts the single treasury account (ЕКС) at a treasury BIK of the 01… numbering', () => {
     // ОПЕРАЦИОННЫЙ ДЕПАРТАМЕНТ БАНКА РОССИИ//МЕЖРЕГИОНАЛЬНОЕ ОПЕРАЦИОННОЕ УФК г. Москва:
     // BIK 017003983, ЕКС 40102810445370000059 (the single tax account).
     expect(isValidCorrAccountForBik('40102810445370000059', '017003983')).toBe(true);

@@ -1,7 +1,6 @@
 /**
- * A create's answer is built from the objects the write serialized into `document` and
- * `validation` (ViewContext.stored), not from parsing them back: it must say exactly what a
- * GET of the stored document says.
+ * A create's answer says exactly what a GET of the stored document says, whatever its strings
+ * and figures.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { parseWriteEnvelope, type WriteMethod } from '../../../src/modules/invoices/envelope.js';
+import { parseWriteEnvelope, type WriteMethod } from '../../../src/modules/invoices/rules/envelope.js';
 import { ApiError } from '../../../src/shared/errors.js';
 
 const doc = { number: '1', date: '2026-03-02', currency: 'RUB', items: [] };

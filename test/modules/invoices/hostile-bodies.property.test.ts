@@ -1,5 +1,5 @@
 /**
- * Issue 10 "Done when": hostile bodies of up to 5 MB (deep, wide, long keys, many `*_url` keys,
+ * Hostile bodies of up to 5 MB (deep, wide, long keys, many `*_url` keys,
  * NUL, lone surrogates) sent to POST and PUT never get a 5xx. The event-loop cost of the worst
  * of them is measured by the bench scenario `hostile-body`, not here.
  */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IdempotencyStore } from '../../../src/modules/invoices/idempotency.js';
+import { IdempotencyStore } from '../../../src/modules/invoices/write/idempotency.js';
 import { groupCommitFor } from '../../../src/db/group-commit.js';
 import { statementsDuring } from '../../helpers/statements.js';
 import { requestHash } from '../../../src/shared/request-hash.js';
@@ -303,7 +303,7 @@ describe('document identity: public_id and Idempotency-Key', () => {
 
     // On SQLite the claim commits with the document (above): no claim is ever seen pending mid-way.
     it.runIf(usingPostgres())('rolls back a slow first request whose claim was taken over, leaving the new claim alone', async () => {
-      const store = new IdempotencyStore(t.db.db, systemClock);
+      const store = new IdempotencyStore(t.stores.invoices, systemClock);
       const takenOverAt = new Date(Date.now() + 1000).toISOString();
       const work = store.run('acme', 'key-slow', 'f'.repeat(64), async (onCommit) => {
         // Meanwhile the lease lapsed and a retry took the claim over.

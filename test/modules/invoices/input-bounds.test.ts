@@ -1,5 +1,5 @@
 /**
- * Issue 10, items 2, 4 and 10: hostile bodies through the real app. Every pass over a body is
+ * Hostile bodies through the real app. Every pass over a body is
  * linear in its size, refusals list at most 100 offenders, every part of a document is bounded,
  * and service-owned fields never reach the stored document.
  */
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { ACME, countRows, createOk, get, post, put, simpleDoc } from './write-helpers.js';
 
-describe('hostile bodies (issue 10)', () => {
+describe('hostile bodies', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await buildTestApp();

@@ -1,5 +1,5 @@
 /**
- * Durability of acknowledged creates (issue 13): a real `invoicing serve` under concurrent
+ * Durability of acknowledged creates: a real `invoicing serve` under concurrent
  * create load (group commit batches them on SQLite) is killed with SIGKILL mid-load; after a
  * restart on the same database every document whose create was answered 2xx is readable,
  * with its items, exactly as acknowledged. Requests cut off by the kill may or may not have

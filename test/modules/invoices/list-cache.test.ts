@@ -1,5 +1,5 @@
 /**
- * The list's page cache (issue 12), validated by the team's list version that database
+ * The list's page cache, validated by the team's list version that database
  * triggers move in every writing transaction: a page served from the cache is byte for byte
  * what a node without caches builds, and no kind of change leaves a stale page, on the node
  * that cached it or on a second node sharing the database (three app instances on one SQLite
@@ -14,7 +14,7 @@ import {
   rotateShareLinks,
   touchDocument,
 } from '../../../src/modules/invoices/index.js';
-import { ListPageCache } from '../../../src/modules/invoices/invoice.detail-cache.js';
+import { ListPageCache } from '../../../src/modules/invoices/read/read-caches.js';
 import { callerStatementStats } from '../../../src/modules/teams/teams.repository.js';
 import { threeNodesOnOneDatabase, type TestApp, type ThreeNodes } from '../../helpers/app.js';
 import { usingPostgres } from '../../helpers/db.js';

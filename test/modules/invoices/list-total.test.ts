@@ -1,6 +1,6 @@
 /**
  * The unfiltered list's `total` comes from the per-team document counter kept in the creating
- * transaction (issue 12): it stays exact (spec 2.6) after single creates, concurrent creates,
+ * transaction: it stays exact (spec 2.6) after single creates, concurrent creates,
  * an idempotent replay, refused creates and updates, and per team.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

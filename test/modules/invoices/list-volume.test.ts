@@ -1,7 +1,8 @@
 /**
- * The list over a volume large enough for every query plan of src/db/list-plans.ts and
- * text-search.ts (few, many and capped trigram candidates; collected or walked pages): each
- * answer is checked against a brute-force filter of the stored rows.
+ * The list over a volume large enough for every query plan of the invoices store's list
+ * (store/portable-list.ts, store/sqlite-search.ts: few, many and capped trigram candidates;
+ * collected or walked pages): each answer is checked against a brute-force filter of the
+ * stored rows.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * The rows a create stores beside the invoice: its items, share links and events. On PostgreSQL
- * they are written by one fixed statement that takes each column as an array (invoice.repository.ts
- * insertNewDocumentPg), so values an array literal must escape are what this checks.
+ * they are written by one fixed statement that takes each column as an array (store/postgres-statements.ts
+ * `insertNewDocument`), so values an array literal must escape are what this checks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';

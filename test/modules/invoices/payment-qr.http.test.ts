@@ -1,5 +1,5 @@
 /**
- * Issue 14: the payment QR and the requisites as a Russian accountant signs them off, end to
+ * The payment QR and the requisites as a Russian accountant signs them off, end to
  * end through the API: the `qr` block, the share link's qr.png, and the QR drawn in the PDF
  * (rasterized with pdftoppm, decoded with zbarimg as raw bytes), the PDF text via pdftotext.
  */
@@ -35,7 +35,7 @@ function purposeOf(payload: string): string {
   return payload.split(separator).find((p) => p.startsWith('Purpose='))?.slice('Purpose='.length) ?? '';
 }
 
-describe('issue 14: payment QR', () => {
+describe('payment QR', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await buildSharingApp();
@@ -157,7 +157,7 @@ describe('issue 14: payment QR', () => {
     expect(doc.totals.vat_total_minor_units).toBe('0');
     expect(doc.totals.lines[0].amount_minor_units).toBe('333333333299999967');
     expect(doc.totals.vat_breakdown[0].gross_minor_units).toBe('333333333299999967');
-    // The JSON number cannot hold it: this is what the PDF used to print.
+    // The JSON number cannot hold it: the figures printed come from the strings.
     expect(String(doc.totals.total)).not.toBe('3333333332999999.67');
     expect(doc.qr.payload).toContain('|Sum=333333333299999967|');
     const { bytes, text } = await pdfQr(t, doc);

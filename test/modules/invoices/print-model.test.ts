@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { InvoiceDetail } from '../../../src/modules/invoices/invoice.schemas.js';
-import { toPrintModel } from '../../../src/modules/invoices/print-model.js';
+import { toPrintModel } from '../../../src/modules/invoices/read/print-model.js';
 import {
   currencyShortRu,
   formatDateLongRu,

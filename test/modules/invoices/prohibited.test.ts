@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isBase64Image, isWholeUrl } from '../../../src/modules/invoices/prohibited.js';
-import { validateInvoice } from '../../../src/modules/invoices/validation.js';
+import { isBase64Image, isWholeUrl } from '../../../src/modules/invoices/rules/prohibited.js';
+import { validateInvoice } from '../../../src/modules/invoices/rules/validation.js';
 import { PNG_1PX, failed, ok, withChange } from './validation-fixtures.js';
 
 describe('validateInvoice: prohibited fields', () => {

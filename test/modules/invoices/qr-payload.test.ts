@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import iconv from 'iconv-lite';
-import { buildPaymentQrPayload, qrPayloadBytes, qrPayloadEncoding, QrPayloadError, type PaymentQrInput } from '../../../src/modules/invoices/qr-payload.js';
+import { buildPaymentQrPayload, qrPayloadBytes, qrPayloadEncoding, QrPayloadError, type PaymentQrInput } from '../../../src/modules/invoices/rules/qr-payload.js';
 
 const REFERENCE_EXAMPLE =
   'ST00012|Name=ООО «Три кита»|PersonalAcc=40702810138250123017|BankName=ПАО СБЕРБАНК|BIC=044525225|' +
@@ -128,12 +128,12 @@ describe('buildPaymentQrPayload: required fields', () => {
     expect(Buffer.byteLength(payload.slice(8, payload.indexOf('|Purpose=')), 'utf8')).toBe(300);
     expect(Buffer.byteLength(payload.slice(8), 'utf8')).toBeGreaterThan(300);
     expect(payload.startsWith(`ST00012|Name=${name}|PersonalAcc=`)).toBe(true);
-    // One byte more: UTF-8 is over, so the QR falls back to windows-1251 (issue 14).
+    // One byte more: UTF-8 is over, so the QR falls back to windows-1251.
     expect(buildPaymentQrPayload({ ...base, name: name + 'N' }).startsWith(`ST00011|Name=${name}N|`)).toBe(true);
   });
 });
 
-describe('buildPaymentQrPayload: windows-1251 fallback (issue 14)', () => {
+describe('buildPaymentQrPayload: windows-1251 fallback', () => {
   const longName = 'ОБЩЕСТВО С ОГРАНИЧЕННОЙ ОТВЕТСТВЕННОСТЬЮ «ТОРГОВЫЙ ДОМ СЕВЕРНАЯ ЗВЕЗДА»';
   const longBank = 'ФИЛИАЛ «ЦЕНТРАЛЬНЫЙ» БАНКА ВТБ (ПАО)';
 

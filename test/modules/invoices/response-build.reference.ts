@@ -1,11 +1,10 @@
 /**
- * The response build as it was before the literals of session 6 (commit 917a9be,
- * src/modules/invoices/invoice.view.ts): spreads and conditional spreads. Kept only as the
- * reference response-build.test.ts compares the current build with, byte for byte.
+ * The response built with spreads and conditional spreads: the reference response-build.test.ts
+ * holds the one-literal build (view/invoice-view.ts) to, byte for byte.
  */
 import type { InvoiceRow, ShareLinkRow } from '../../../src/db/types.js';
 import { apiDocumentUrl, portalUrls, qrUrls, shareUrls } from '../../../src/modules/links/index.js';
-import { amountInWords, type AmountInWordsCurrency } from '../../../src/modules/invoices/amount-in-words.js';
+import { amountInWords, type AmountInWordsCurrency } from '../../../src/modules/invoices/rules/amount-in-words.js';
 import type { InvoiceWriteResponse } from '../../../src/modules/invoices/invoice.schemas.js';
 import {
   DOCUMENT_KIND,
@@ -17,14 +16,14 @@ import {
   statusBlock,
   totalsOf,
   type ViewContext,
-} from '../../../src/modules/invoices/invoice.view.js';
+} from '../../../src/modules/invoices/view/invoice-view.js';
 import { toMinorUnits as minorUnits } from '../../../src/shared/money.js';
 
 type Doc = Parameters<typeof totalsOf>[0];
 const money = (v: string): number => Number(v);
 
 export function referenceInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[], ctx: ViewContext): InvoiceWriteResponse {
-  const doc = (ctx.stored?.document ?? JSON.parse(row.document)) as Doc;
+  const doc = JSON.parse(row.document) as Doc;
   const id = row.public_id;
   const kind = { document_public_id: id, document_kind: DOCUMENT_KIND };
   const buyerLink = links.find((l) => l.kind === 'buyer');
@@ -41,7 +40,7 @@ export function referenceInvoiceResponse(row: InvoiceRow, links: ShareLinkRow[],
   const { title, custom } = documentTitle(doc);
   const restriction = serviceRestriction(ctx.tariff) || (row.service_status === 'restricted' ? row.service_status_reason : '');
   const status = statusBlock(row.seller_status, row.buyer_status, restriction ? 'restricted' : 'active', restriction);
-  const validation = (ctx.stored?.validation ?? JSON.parse(row.validation)) as InvoiceWriteResponse['validation'];
+  const validation = JSON.parse(row.validation) as InvoiceWriteResponse['validation'];
   const qr = qrBlock(doc, totals, row.seller_status, buyerLink.token, ctx.bases);
   const links_ = {
     share_url: buyer.url,

@@ -1,5 +1,5 @@
 /**
- * Issue 10, item 5: revisions are paginated summaries (operating contract, section 5) and a
+ * Revisions are paginated summaries (operating contract, section 5) and a
  * retention rule (INVOICING_REVISIONS_KEEP) bounds what each document keeps.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

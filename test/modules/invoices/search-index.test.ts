@@ -1,6 +1,5 @@
 /**
- * The `q` search stays exact whoever writes `search_text` (docs/performance.md, "Session 5:
- * create CPU on SQLite"): on SQLite a new row goes into the FTS5 trigram index once per group
+ * The `q` search stays exact whoever writes `search_text`: on SQLite a new row goes into the FTS5 trigram index once per group
  * commit (migration 2026-11-26T1510_search_index_batched), and rows inserted outside it (the
  * bench seeding, SQL by hand) wait in `invoices_fts_pending` until the next flush, found all
  * the same. On PostgreSQL the same searches run against its own index.
@@ -9,7 +8,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { usingPostgres } from '../../helpers/db.js';
-import { flushSearchIndex, PENDING_ROWIDS, PENDING_TEXTS } from '../../../src/db/text-search.js';
+import { flushSearchIndex, PENDING_ROWIDS, PENDING_TEXTS } from '../../../src/modules/invoices/store/sqlite-search.js';
 import { ACME, createOk, put, simpleDoc, storedRow } from './write-helpers.js';
 
 let t: TestApp;
@@ -114,8 +113,6 @@ describe('the search index, whoever writes search_text', () => {
       await flushSearchIndex(t.db.db);
       expect(await pending()).toBe(0);
       expect(Number(await inIndex())).toBe(1);
-    } else {
-      await flushSearchIndex(t.db.db); // nothing to do on PostgreSQL
     }
     expect(await numbersFor('василёк')).toEqual(['SI-FLUSH-1']);
     await indexIntact();

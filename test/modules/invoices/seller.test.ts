@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { BankAccountRow, OrganizationRow } from '../../../src/db/types.js';
-import { resolveSellerFrom } from '../../../src/modules/invoices/seller.js';
+import { resolveSellerFrom } from '../../../src/modules/invoices/rules/seller-resolution.js';
 
 const organization: OrganizationRow = {
   team_id: 't',

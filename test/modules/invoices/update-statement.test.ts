@@ -1,14 +1,12 @@
 /**
  * A full update's rows. On PostgreSQL an update that sends nothing (no e-mail, no EDO job
- * before or after) is written by one statement outside any transaction (invoice.repository.ts
- * updateDocumentPg): the invoice row, its revision, the retention's delete, the items (changed
+ * before or after) is written by one statement outside any transaction (store/postgres-statements.ts
+ * `updateDocument`): the invoice row, its revision, the retention's delete, the items (changed
  * lines only, lines past the new count deleted), the recipient links and the events. What it
  * writes is checked row by row here, on both databases (SQLite writes the same rows in its
  * transaction), and what it costs in round trips and when it must not apply, on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { teamListState } from '../../../src/db/document-counts.js';
-import * as repo from '../../../src/modules/invoices/invoice.repository.js';
 import { rotateShareLinks } from '../../../src/modules/invoices/index.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { usingPostgres } from '../../helpers/db.js';
@@ -64,7 +62,7 @@ describe('an update writes the same rows as its transaction would', () => {
     const created = await createOk(t, simpleDoc('upd-1', { seller_status: 'draft', items: items3, api_recipients: recipients }));
     const id = created.public_id as string;
     const before = await rowsOf(id);
-    const [stateBefore, monthsBefore] = [await teamListState(t.db.db, 'acme'), await monthCounts()];
+    const [stateBefore, monthsBefore] = [await t.stores.invoices.listState('acme'), await monthCounts()];
 
     // Line 2 changed, line 3 dropped; Анна renamed and moved after a new recipient, Борис gone;
     // the date moved to April; the status moved on.
@@ -112,7 +110,7 @@ describe('an update writes the same rows as its transaction would', () => {
     ]);
     expect(new Set(added.map((e) => String(e.tx_id))).size).toBe(1);
     // The list counters: the version moved, the document moved from March to April.
-    const [stateAfter, monthsAfter] = [await teamListState(t.db.db, 'acme'), await monthCounts()];
+    const [stateAfter, monthsAfter] = [await t.stores.invoices.listState('acme'), await monthCounts()];
     expect(stateAfter.documents).toBe(stateBefore.documents);
     expect(stateAfter.version).toBeGreaterThan(stateBefore.version);
     expect(monthsAfter['2026-03']).toBe((monthsBefore['2026-03'] ?? 0) - 1);
@@ -152,7 +150,7 @@ describe.runIf(usingPostgres())('PostgreSQL: one statement', () => {
     const id = created.public_id as string;
     const before = await rowsOf(id);
     const update = (expectedRevision: number, expectedLinkEpoch: number) =>
-      repo.updateDocumentPg(t.db.db, {
+      t.stores.invoices.updateDocumentAlone({
         teamId: 'acme',
         publicId: id,
         expectedRevision,
@@ -181,10 +179,11 @@ describe.runIf(usingPostgres())('PostgreSQL: one statement', () => {
     const id = created.public_id as string;
     const etag = String((await get(t, id)).headers.etag);
     // Rotate right after the update's read (the statement that reads the links with the row).
-    const original = repo.findInvoiceForUpdatePg;
+    const store = t.stores.invoices;
+    const original = store.findForUpdate.bind(store);
     let rotated = false;
-    const spy = vi.spyOn(repo, 'findInvoiceForUpdatePg').mockImplementation(async (...args) => {
-      const read = await original(...args);
+    const spy = vi.spyOn(store, 'findForUpdate').mockImplementation(async (teamId, publicId) => {
+      const read = await original(teamId, publicId);
       if (!rotated) {
         rotated = true;
         await rotateShareLinks(t.db.db, id);

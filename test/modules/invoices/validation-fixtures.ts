@@ -3,7 +3,7 @@ import type {
   InvoiceValidationFailure,
   InvoiceValidationResult,
   InvoiceValidationSuccess,
-} from '../../../src/modules/invoices/validation.js';
+} from '../../../src/modules/invoices/rules/validation.js';
 
 /** A valid document; every test changes one thing. */
 export function validDoc(): Record<string, unknown> {

@@ -6,7 +6,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, type TestApp, type TestAppOptions } from '../../helpers/app.js';
 import { ACME_KEY } from '../../helpers/fixtures.js';
 import { parseMail, type ParsedMail, type TestSmtpServer } from './smtp-helpers.js';
-import { reservedOn } from '../../../src/modules/notifications/quota.js';
+import { reservedOn } from '../../helpers/quota.js';
 
 /** Fast enough for tests, still long enough for loopback SMTP; retries come after ~0.2 s. */
 /**

@@ -33,7 +33,16 @@ describe('notifications through the API with a working SMTP server', () => {
     expect(raw).toMatch(/Content-Type: application\/pdf/i);
     const part = raw.split(/Content-Type: application\/pdf/i)[1] ?? '';
     const base64 = (part.split(/\r?\n\r?\n/)[1] ?? '').split(/\r?\n--/)[0]!.replace(/\s+/g, '');
-    expect(Buffer.from(base64, 'base64').subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    const attached = Buffer.from(base64, 'base64');
+    expect(attached.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    // Byte for byte the share page's PDF of the document, under its file name.
+    const url = new URL(res.json().document_url as string);
+    const page = await t.call({ method: 'GET', url: url.pathname, headers: { host: url.host } });
+    expect(page.statusCode).toBe(200);
+    expect(page.rawPayload.equals(attached)).toBe(true);
+    // Its name (RFC 2231, in pieces): the document's, as the share page names it.
+    const pieces = [...part.matchAll(/filename\*\d+\*?=([^;\r\n]+)/g)].map((m) => m[1]);
+    expect(decodeURIComponent(pieces.join('').replace(/^utf-8''/i, ''))).toMatch(/^Счёт № PDF-1 от \d{2}\.\d{2}\.\d{4}\.pdf$/);
   });
 
   it('sends each API recipient its own link and reports 200 with the outcome (notify_recipients)', async () => {

@@ -12,7 +12,9 @@ import {
   type DeliveryPolicy,
   type MailTransport,
 } from '../../../src/modules/notifications/index.js';
-import { reservedOn, utcDay } from '../../../src/modules/notifications/quota.js';
+import { utcDay } from '../../../src/modules/notifications/store/portable.js';
+import { reservedOn } from '../../helpers/quota.js';
+import { createStores } from '../../../src/stores.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { createTestDb, type TestDatabase } from '../../helpers/db.js';
 import { BASES, createAndDeliver, outboxRows, seedTeams, storedInvoice, updateDocument } from './fixtures.js';
@@ -41,7 +43,8 @@ function serviceFor(smtpUrl: string | null, extra: { dataDir?: string; policy?: 
   const transport: MailTransport = createMailTransport({ smtpUrl, dataDir: extra.dataDir ?? os.tmpdir(), timeouts: TIMEOUTS });
   cleanup.push(() => transport.close());
   return new NotificationService({
-    database: db,
+    db: db.db,
+    stores: createStores(db).notifications,
     clock: systemClock,
     transport,
     documents: documentStatusPort,

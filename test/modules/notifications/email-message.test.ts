@@ -135,53 +135,16 @@ describe('recipients', () => {
     expect(r.map((x) => x.valid)).toEqual([false, true]);
   });
 
-  it.each(['a@b.co', 'first.last+tag@sub.example.org', 'иван@пример.рф', 'x@xn--80ak6aa92e.com'])('accepts %s', (a) => {
+  it.each(['a@b.co', 'first.last+tag@sub.example.org', 'иван@пример.рф', 'x@xn--80ak6aa92e.com', 'a@b.xn--p1ai', 'a@b.XN--P1AI', `a@${'b'.repeat(63)}.cc`, `${'a'.repeat(64)}@x.cc`, "!#$%&'*+/=?^_`{|}~-@x.cc"])('accepts %s', (a) => {
     expect(isValidEmailAddress(a)).toBe(true);
   });
 
-  it.each(['', 'plain', '@x.example', 'a@', 'a@b', 'a@@b.example', 'a b@x.example', 'a@x..example', '.a@x.example', 'a.@x.example', 'A <a@x.example>', 'a@x.example\r\nBcc: c@d.example', 'a@-x.example', 'a@x.1', `${'a'.repeat(65)}@x.example`])(
+  it.each(['', 'plain', '@x.example', 'a@', 'a@b', 'a@@b.example', 'a b@x.example', 'a@x..example', '.a@x.example', 'a.@x.example', 'A <a@x.example>', 'a@x.example\r\nBcc: c@d.example', 'a@-x.example', 'a@x.1', `${'a'.repeat(65)}@x.example`, 'a@b.xn--', 'a@b.c1', 'a@b.c-', 'a@b-.cc', `a@${'b'.repeat(64)}.cc`, 'a"b@x.cc', 'a@b.c', 'a@b.cc.'])(
     'rejects %j',
     (a) => {
       expect(isValidEmailAddress(a)).toBe(false);
     },
   );
-});
-
-describe('isValidEmailAddress on ASCII addresses (checked without the Unicode expressions)', () => {
-  // The rules as regular expressions (src/modules/notifications/recipients.ts): the reference.
-  const reference = (value: string): boolean => {
-    if (value.length === 0 || value.length > 254) return false;
-    const at = value.lastIndexOf('@');
-    if (at <= 0 || at !== value.indexOf('@')) return false;
-    const local = value.slice(0, at);
-    const labels = value.slice(at + 1).split('.');
-    if (local.length > 64 || !/^[\p{L}\p{N}!#$%&'*+/=?^_`{|}~-]+(?:\.[\p{L}\p{N}!#$%&'*+/=?^_`{|}~-]+)*$/u.test(local)) return false;
-    if (labels.length < 2 || !labels.every((l) => /^[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?$/u.test(l))) return false;
-    return /^(?:\p{L}{2,63}|xn--[a-z0-9-]{1,59})$/iu.test(labels[labels.length - 1] as string);
-  };
-
-  it.each(['a@b.xn--p1ai', 'a@b.XN--P1AI', 'a@b.xn--', 'a@b.c1', 'a@b.c-', 'a@b-.cc', `a@${'b'.repeat(63)}.cc`, `a@${'b'.repeat(64)}.cc`, `${'a'.repeat(64)}@x.cc`, "!#$%&'*+/=?^_`{|}~-@x.cc", 'a"b@x.cc', 'a@b.c', 'a@b.cc.'])(
-    'decides %j as the expressions do',
-    (a) => {
-      expect(isValidEmailAddress(a)).toBe(reference(a));
-    },
-  );
-
-  it('decides 30,000 random ASCII strings as the expressions do', () => {
-    const alphabet = 'aZ09..@@--+_x n!"(),:;<>[]\\\t';
-    let seed = 7;
-    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-    let valid = 0;
-    for (let n = 0; n < 30_000; n++) {
-      const length = 1 + Math.floor(random() * 14);
-      let value = '';
-      for (let i = 0; i < length; i++) value += alphabet[Math.floor(random() * alphabet.length)];
-      if (random() < 0.5) value = value.replace(/@/g, '') + '@' + value.replace(/@/g, '').slice(0, 3) + '.x' + 'xn--'.slice(0, Math.floor(random() * 5)) + 'ab';
-      expect(isValidEmailAddress(value), value).toBe(reference(value));
-      if (reference(value)) valid++;
-    }
-    expect(valid).toBeGreaterThan(200);
-  });
 });
 
 describe('delivery policy', () => {
@@ -207,7 +170,7 @@ describe('SMTP settings', () => {
       host: 'mail.example',
       port: 2525,
       secure: false,
-      // Credentials: STARTTLS is required unless the URL says otherwise (issue 10, item 11).
+      // Credentials: STARTTLS is required unless the URL says otherwise.
       requireTLS: true,
       ignoreTLS: false,
       opportunisticTLS: false,

@@ -3,10 +3,12 @@
  * the invoice row and its share links, then `enqueue` in the same transaction, then
  * `deliverNow` after commit (the integration the write path makes).
  */
-import type { Db } from '../../../src/db/database.js';
+import { dialectOf, type Db } from '../../../src/db/database.js';
 import type { InvoiceRow, ShareLinkRow } from '../../../src/db/types.js';
-import * as repo from '../../../src/modules/invoices/invoice.repository.js';
-import { newShareLinks, syncShareLinks } from '../../../src/modules/invoices/share-links.js';
+import { newShareLinks } from '../../../src/modules/invoices/model/share-links.js';
+import { syncShareLinks } from '../../../src/modules/invoices/write/share-links.js';
+import type { InvoiceStore } from '../../../src/modules/invoices/index.js';
+import { createStores } from '../../../src/stores.js';
 import type { DeliveryReport, NotificationService, PendingNotifications } from '../../../src/modules/notifications/index.js';
 import type { LinkBases } from '../../../src/modules/links/index.js';
 import { applyBootstrap, parseBootstrap } from '../../../src/modules/teams/bootstrap.js';
@@ -20,6 +22,17 @@ export const BASES: LinkBases = {
   portalUrl: 'https://inv.example/portal',
   secret: 'test-secret-0123456789abcdef0123456789abcdef',
 };
+
+/** The invoices store of `db` (one per database handle, as the app has). */
+const stores = new WeakMap<Db, InvoiceStore>();
+function storeOf(db: Db): InvoiceStore {
+  let store = stores.get(db);
+  if (store === undefined) {
+    store = createStores({ db, dialect: dialectOf(db) }).invoices;
+    stores.set(db, store);
+  }
+  return store;
+}
 
 export async function seedTeams(db: Db): Promise<void> {
   await applyBootstrap(db, parseBootstrap(JSON.stringify(bootstrapFixture())), systemClock);
@@ -134,8 +147,8 @@ export async function createDocument(db: Db, service: NotificationService, input
   const now = new Date().toISOString();
   const links = newShareLinks(teamId, publicId, doc.api_recipients, now);
   const pending = await db.transaction().execute(async (trx) => {
-    await repo.insertInvoice(trx, invoiceRow(teamId, publicId, 1, doc, input.total ?? '1234.50'));
-    await repo.insertShareLinks(trx, links);
+    const store = storeOf(db);
+    await store.insertNewDocument(trx, store.prepareNewDocument({ row: invoiceRow(teamId, publicId, 1, doc, input.total ?? '1234.50'), items: [], links, events: [] }));
     return service.enqueue(trx, request(input, publicId, 1, links));
   });
   return { publicId, revision: 1, links, pending };
@@ -145,14 +158,15 @@ export async function createDocument(db: Db, service: NotificationService, input
 export async function updateDocument(db: Db, service: NotificationService, publicId: string, input: DocInput = {}): Promise<Written> {
   const teamId = input.teamId ?? 'acme';
   const doc = documentOf(input);
-  const current = await repo.findInvoice(db, teamId, publicId);
+  const store = storeOf(db);
+  const current = await store.findInvoice(db, teamId, publicId);
   if (!current) throw new Error('no such document');
   const revision = current.revision + 1;
   const now = new Date().toISOString();
   const { links, pending } = await db.transaction().execute(async (trx) => {
-    const ok = await repo.updateInvoice(trx, teamId, publicId, current.revision, { revision, document: JSON.stringify(doc), last_modified_at: now });
+    const ok = await store.updateInvoice(trx, teamId, publicId, current.revision, { revision, document: JSON.stringify(doc), last_modified_at: now });
     if (!ok) throw new Error('lost the race');
-    const links = await syncShareLinks(trx, teamId, publicId, doc.api_recipients, now);
+    const links = await syncShareLinks(store, trx, teamId, publicId, doc.api_recipients, now);
     return { links, pending: await service.enqueue(trx, request(input, publicId, revision, links)) };
   });
   return { publicId, revision, links, pending };
@@ -165,7 +179,7 @@ export async function createAndDeliver(db: Db, service: NotificationService, inp
 }
 
 export async function storedInvoice(db: Db, teamId: string, publicId: string): Promise<InvoiceRow> {
-  const row = await repo.findInvoice(db, teamId, publicId);
+  const row = await storeOf(db).findInvoice(db, teamId, publicId);
   if (!row) throw new Error('missing document');
   return row;
 }

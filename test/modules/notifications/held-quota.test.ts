@@ -1,5 +1,5 @@
 /**
- * PostgreSQL: the e-mails of the daily quota a node holds (src/modules/notifications/held-quota.ts;
+ * PostgreSQL: the e-mails of the daily quota a node holds (src/modules/notifications/store/postgres-held-quota.ts;
  * docs/notifications.md, "Held e-mails"). What a node holds is reserved in the quota rows, so the
  * day never passes the limit across nodes; what it did not use goes back when it idles, when the
  * limit changes and when it closes; a create whose statement wrote nothing gives its e-mails back.
@@ -7,8 +7,10 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../../src/db/database.js';
-import { BLOCK_MAX, blockSize, HeldQuota, IDLE_MS, type HeldTake } from '../../../src/modules/notifications/held-quota.js';
-import { reservedOn, reserveEmails, utcDay } from '../../../src/modules/notifications/quota.js';
+import { BLOCK_MAX, blockSize, HeldQuota, IDLE_MS } from '../../../src/modules/notifications/store/postgres-held-quota.js';
+import type { HeldTake } from '../../../src/modules/notifications/index.js';
+import { utcDay } from '../../../src/modules/notifications/store/portable.js';
+import { reservedOn, reserveEmails } from '../../helpers/quota.js';
 import { systemClock, type Clock } from '../../../src/shared/clock.js';
 import type { TestApp } from '../../helpers/app.js';
 import { createTestDb, usingPostgres, type TestDatabase } from '../../helpers/db.js';

@@ -1,5 +1,5 @@
 /**
- * Issue 10, item 4: one write cannot queue megabytes. A document at every free-form bound with
+ * One write cannot queue megabytes. A document at every free-form bound with
  * 50 recipients queues 50 e-mail rows whose payloads are the small message view (names, totals,
  * links), each a few KB, never the document. (The test that fails on the old code is the bound:
  * `manager.name` beyond 500 characters, test/modules/invoices/input-bounds.test.ts; before it, one

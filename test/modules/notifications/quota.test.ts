@@ -7,11 +7,13 @@ import { openDatabase, type DatabaseHandle } from '../../../src/db/database.js';
 import { createMailTransport, NotificationService } from '../../../src/modules/notifications/index.js';
 import { sql } from 'kysely';
 import { up as shardQuota } from '../../../src/db/migrations/2026-11-27T0900_email_quota_shards.js';
-import { prunePastDays, reservedOn, reserveEmail, reserveEmails, shareOf, SHARDS, utcDay } from '../../../src/modules/notifications/quota.js';
+import { utcDay } from '../../../src/modules/notifications/store/portable.js';
+import { shareOf, SHARDS } from '../../../src/modules/notifications/store/postgres-shards.js';
+import { createStores } from '../../../src/stores.js';
+import { prunePastDays, reservedOn, reserveEmails } from '../../helpers/quota.js';
 import os from 'node:os';
 import { systemClock } from '../../../src/shared/clock.js';
 import { GroupCommit } from '../../../src/db/group-commit.js';
-import { statementsDuring } from '../../helpers/statements.js';
 import { createTestDb, usingPostgres, type TestDatabase } from '../../helpers/db.js';
 import { BASES, createAndDeliver, createDocument, seedTeams } from './fixtures.js';
 import { startSmtpServer } from './smtp-helpers.js';
@@ -46,11 +48,11 @@ async function shardRows(team: string, day: string): Promise<Array<[number, numb
   return rows;
 }
 
-describe('reserveEmail', () => {
+describe('reserveEmails of one e-mail', () => {
   it('lets exactly the limit through under concurrent transactions from two instances', async () => {
     const day = '2026-01-10';
     const attempts = Array.from({ length: 24 }, (_, i) =>
-      (i % 2 === 0 ? db.db : second.db).transaction().execute((trx) => reserveEmail(trx, 'acme', day, 7, now())),
+      (i % 2 === 0 ? db.db : second.db).transaction().execute((trx) => reserveEmails(trx, 'acme', day, 7, 1, now())),
     );
     const granted = (await Promise.all(attempts)).filter(Boolean).length;
     expect(granted).toBe(7);
@@ -58,11 +60,11 @@ describe('reserveEmail', () => {
   });
 
   it('counts per team and per UTC day, and refuses everything at a limit of 0', async () => {
-    expect(await reserveEmail(db.db, 'acme', '2026-01-11', 1, now())).toBe(true);
-    expect(await reserveEmail(db.db, 'acme', '2026-01-11', 1, now())).toBe(false);
-    expect(await reserveEmail(db.db, 'beta', '2026-01-11', 1, now())).toBe(true);
-    expect(await reserveEmail(db.db, 'acme', '2026-01-12', 1, now())).toBe(true);
-    expect(await reserveEmail(db.db, 'acme', '2026-01-13', 0, now())).toBe(false);
+    expect(await reserveEmails(db.db, 'acme', '2026-01-11', 1, 1, now())).toBe(1);
+    expect(await reserveEmails(db.db, 'acme', '2026-01-11', 1, 1, now())).toBe(0);
+    expect(await reserveEmails(db.db, 'beta', '2026-01-11', 1, 1, now())).toBe(1);
+    expect(await reserveEmails(db.db, 'acme', '2026-01-12', 1, 1, now())).toBe(1);
+    expect(await reserveEmails(db.db, 'acme', '2026-01-13', 0, 1, now())).toBe(0);
     expect(await reservedOn(db.db, 'acme', '2026-01-13')).toBe(0);
     expect(utcDay(new Date('2026-01-11T23:59:59.999+03:00'))).toBe('2026-01-11');
     expect(utcDay(new Date('2026-01-12T02:00:00+03:00'))).toBe('2026-01-11');
@@ -111,7 +113,7 @@ describe('reserveEmail', () => {
     let firstReserved!: () => void;
     const reservedByFirst = new Promise<void>((resolve) => (firstReserved = resolve));
     const first = db.db.transaction().execute(async (trx) => {
-      expect(await reserveEmail(trx, 'acme', day, 1000, now())).toBe(true);
+      expect(await reserveEmails(trx, 'acme', day, 1000, 1, now())).toBe(1);
       firstReserved();
       await firstHolds; // its row lock stays until this commit
     });
@@ -128,7 +130,7 @@ describe('reserveEmail', () => {
           .transaction()
           .execute(async (trx) => {
             await sql`set local lock_timeout = '1s'`.execute(trx);
-            return reserveEmail(trx, 'acme', day, 1000, now());
+            return (await reserveEmails(trx, 'acme', day, 1000, 1, now())) === 1;
           })
           .catch((err: { code?: string }) => {
             if (err.code !== '55P03') throw err;
@@ -175,7 +177,7 @@ describe('reserveEmail', () => {
     const day = '2026-01-14';
     await expect(
       db.db.transaction().execute(async (trx) => {
-        expect(await reserveEmail(trx, 'acme', day, 5, now())).toBe(true);
+        expect(await reserveEmails(trx, 'acme', day, 5, 1, now())).toBe(1);
         throw new Error('the document write failed');
       }),
     ).rejects.toThrow('the document write failed');
@@ -183,31 +185,23 @@ describe('reserveEmail', () => {
   });
 });
 
-describe('inside group commit batches (SQLite: read once, written once per batch)', () => {
+describe('inside group commit batches', () => {
   it('lets exactly the limit through bursts of writes, gives back what a rolled-back write took, and stores the sum', async () => {
     // A day of its own: the PostgreSQL test above leaves its reservations on 2026-01-19 (on
     // shard 0 one time in sixteen: the others go with the shard table another test drops).
     const day = '2026-01-21';
     await reserveEmails(db.db, 'acme', day, 40, 4, now());
     const group = new GroupCommit(db.db);
-    let taken: PromiseSettledResult<number>[] = [];
-    const statements = await statementsDuring(async () => {
-      taken = await Promise.allSettled(
-        Array.from({ length: 20 }, (_, i) =>
-          group.run(async (trx) => {
-            const granted = await reserveEmails(trx, i % 5 === 4 ? 'beta' : 'acme', day, 40, 2, now());
-            // A write that fails after taking its e-mails: what it took goes back.
-            if (i === 3 || i === 8) throw new Error(`write ${i} failed`);
-            return granted;
-          }),
-        ),
-      );
-    });
-    if (!usingPostgres()) {
-      // Per batch and team-day one read and one write, not a statement per write.
-      const quotaStatements = statements.filter((s) => s.includes('email_quota'));
-      expect(quotaStatements.length).toBeLessThanOrEqual(4 * group.stats.batches);
-    }
+    const taken = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) =>
+        group.run(async (trx) => {
+          const granted = await reserveEmails(trx, i % 5 === 4 ? 'beta' : 'acme', day, 40, 2, now());
+          // A write that fails after taking its e-mails: what it took goes back.
+          if (i === 3 || i === 8) throw new Error(`write ${i} failed`);
+          return granted;
+        }),
+      ),
+    );
     expect(taken.map((r) => r.status === 'rejected')).toEqual(Array.from({ length: 20 }, (_, i) => i === 3 || i === 8));
     expect(taken.every((r) => r.status === 'rejected' || r.value === 2)).toBe(true);
     // acme: 4 before, then 14 stored writes of 2; beta: 4 writes of 2.
@@ -268,7 +262,8 @@ describe('retention of past days', () => {
     const at = new Date('2026-02-10T00:30:00Z');
     const transport = createMailTransport({ smtpUrl: null, dataDir: os.tmpdir() });
     const service = new NotificationService({
-      database: db,
+      db: db.db,
+      stores: createStores(db).notifications,
       clock: { now: () => at },
       transport,
       documents: documentStatusPort,
@@ -292,7 +287,7 @@ describe('the gate in the write path', () => {
   it('blocks the e-mails past emails_per_day with emails_per_day_exceeded (207)', async () => {
     const server = await startSmtpServer();
     const transport = createMailTransport({ smtpUrl: server.url, dataDir: '/tmp' });
-    const service = new NotificationService({ database: db, clock: systemClock, transport, documents: documentStatusPort, bases: BASES, mailFrom: 'inv@billing.example' });
+    const service = new NotificationService({ db: db.db, stores: createStores(db).notifications, clock: systemClock, transport, documents: documentStatusPort, bases: BASES, mailFrom: 'inv@billing.example' });
     try {
       const today = utcDay(new Date());
       const used = await reservedOn(db.db, 'beta', today);
@@ -325,7 +320,7 @@ describe('the gate in the write path', () => {
   it('holds under concurrent writes from two instances: exactly the quota is enqueued', async () => {
     const transport = createMailTransport({ smtpUrl: null, dataDir: '/tmp/unused' });
     const services = [db, second].map(
-      (database) => new NotificationService({ database, clock: systemClock, transport, documents: documentStatusPort, bases: BASES, mailFrom: 'inv@billing.example' }),
+      (database) => new NotificationService({ db: database.db, stores: createStores(database).notifications, clock: systemClock, transport, documents: documentStatusPort, bases: BASES, mailFrom: 'inv@billing.example' }),
     );
     const today = utcDay(new Date());
     const used = await reservedOn(db.db, 'acme', today);

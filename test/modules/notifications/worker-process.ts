@@ -6,6 +6,7 @@
 import { loadConfig } from '../../../src/config/config.js';
 import { openDatabase } from '../../../src/db/database.js';
 import { createNotifications } from '../../../src/modules/notifications/index.js';
+import { createStores } from '../../../src/stores.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { documentStatusPort } from '../../../src/modules/invoices/index.js';
 
@@ -14,6 +15,7 @@ const database = openDatabase(config.database);
 const policy = JSON.parse(process.env.NOTIFY_TEST_POLICY ?? '{}') as Record<string, number>;
 const notifier = createNotifications({
   database,
+  stores: createStores(database).notifications,
   clock: systemClock,
   bases: {
     publicUrl: 'https://inv.example',

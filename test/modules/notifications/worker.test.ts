@@ -3,6 +3,7 @@
  * after the last attempt, takes over lapsed leases, and never sends a row twice, whether
  * workers run side by side, in separate processes, or get killed and restarted.
  */
+import { createStores } from '../../../src/stores.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -61,7 +62,7 @@ afterEach(async () => {
 function serviceFor(url: string, clock: Clock, policy: Partial<DeliveryPolicy> = {}, database: Pick<DatabaseHandle, 'db' | 'dialect'> = db) {
   const transport: MailTransport = createMailTransport({ smtpUrl: url, dataDir: '/tmp/unused', timeouts: TIMEOUTS });
   cleanup.push(() => transport.close());
-  return new NotificationService({ database, clock, transport, documents: documentStatusPort, bases: BASES, mailFrom: 'invoices@billing.example', policy: { ...POLICY, ...policy } });
+  return new NotificationService({ db: database.db, stores: createStores(database).notifications, clock, transport, documents: documentStatusPort, bases: BASES, mailFrom: 'invoices@billing.example', policy: { ...POLICY, ...policy } });
 }
 
 async function smtpOn(port: number): Promise<TestSmtpServer> {

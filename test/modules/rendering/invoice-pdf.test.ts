@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderInvoicePdf } from '../../../src/modules/rendering/invoice-pdf.js';
-import { toPrintModel, type InvoicePrintModel } from '../../../src/modules/invoices/print-model.js';
+import { toPrintModel, type InvoicePrintModel } from '../../../src/modules/invoices/read/print-model.js';
 import { decodeQrPng, pdfPageCount, pdfPagePng, pdfText } from './native-tools.js';
 import { EXPECTED_QR_PAYLOAD, responseFor, sampleDocument, sampleResponse } from './print-fixtures.js';
 

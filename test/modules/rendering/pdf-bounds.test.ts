@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderInvoicePdf } from '../../../src/modules/rendering/invoice-pdf.js';
 import { PDF_MAX_PAGES } from '../../../src/modules/rendering/invoice-pdf-layout.js';
-import { toPrintModel } from '../../../src/modules/invoices/print-model.js';
+import { toPrintModel } from '../../../src/modules/invoices/read/print-model.js';
 import { pdfPageCount, pdfText } from './native-tools.js';
 import { responseFor, sampleDocument } from './print-fixtures.js';
 

@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { renderInvoicePdf } from '../../../src/modules/rendering/invoice-pdf.js';
 import { createPdfRenderer, RenderQueueFullError, RenderTimeoutError } from '../../../src/modules/rendering/pdf-pool.js';
-import { toPrintModel } from '../../../src/modules/invoices/print-model.js';
+import { toPrintModel } from '../../../src/modules/invoices/read/print-model.js';
 import { responseFor, sampleDocument, sampleResponse } from './print-fixtures.js';
 
 const renderer = createPdfRenderer({ threads: 2 });

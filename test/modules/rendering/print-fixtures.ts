@@ -4,7 +4,7 @@
  */
 import type { InvoiceRow, ShareLinkRow } from '../../../src/db/types.js';
 import type { InvoiceWriteResponse } from '../../../src/modules/invoices/invoice.schemas.js';
-import { buildInvoiceResponse } from '../../../src/modules/invoices/invoice.view.js';
+import { buildInvoiceResponse } from '../../../src/modules/invoices/view/invoice-view.js';
 import { emptyOutcome } from '../../../src/modules/notifications/index.js';
 import { DEFAULT_TARIFF } from '../../../src/modules/teams/tariffs.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildPaymentQrPayload } from '../../../src/modules/invoices/qr-payload.js';
+import { buildPaymentQrPayload } from '../../../src/modules/invoices/rules/qr-payload.js';
 import { qrMatrix, renderQrPng, renderQrSvg } from '../../../src/modules/rendering/qr-image.js';
 import iconv from 'iconv-lite';
 import { decodeQrPng, decodeQrPngBytes } from './native-tools.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateInvoice } from '../../../src/modules/invoices/validation.js';
+import { validateInvoice } from '../../../src/modules/invoices/rules/validation.js';
 import {
   editFormValues,
   mergeEditedDocument,

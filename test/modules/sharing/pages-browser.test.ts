@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toPrintModel } from '../../../src/modules/invoices/print-model.js';
+import { toPrintModel } from '../../../src/modules/invoices/read/print-model.js';
 import { renderQrPng } from '../../../src/modules/rendering/qr-image.js';
 import {
   portalViewInput,

@@ -4,7 +4,7 @@
  * page is inspected for the raw payloads and for markup they could have injected.
  */
 import { describe, expect, it } from 'vitest';
-import { toPrintModel } from '../../../src/modules/invoices/print-model.js';
+import { toPrintModel } from '../../../src/modules/invoices/read/print-model.js';
 import {
   escapeHtml,
   html,

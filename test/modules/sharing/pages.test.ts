@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toPrintModel, type InvoicePrintModel } from '../../../src/modules/invoices/print-model.js';
+import { toPrintModel, type InvoicePrintModel } from '../../../src/modules/invoices/read/print-model.js';
 import {
   PAGE_ASSETS,
   STATIC_ASSETS,

@@ -8,7 +8,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/db/database.js';
-import { teamListState } from '../../../src/db/document-counts.js';
 import { AuthService } from '../../../src/modules/teams/index.js';
 import { createStores, type Stores } from '../../../src/stores.js';
 import { applyBootstrap, parseBootstrap } from '../../../src/modules/teams/bootstrap.js';
@@ -44,7 +43,7 @@ describe('API key lookups', () => {
     // The SQLite data version's pragma aside (see below).
     expect(texts.filter((t) => t !== 'PRAGMA data_version')).toHaveLength(1);
     expect(ctx).toMatchObject({ mode: 'live', keyId: 101, keyName: 'erp', keyKind: 'team', teamId: 'acme', team: { id: 'acme' } });
-    expect(ctx?.mode === 'live' && ctx.listState).toEqual(await teamListState(db.db, 'acme'));
+    expect(ctx?.mode === 'live' && ctx.listState).toEqual(await createStores(db).invoices.listState('acme'));
     expect(ctx?.mode === 'live' && ctx.listState).toEqual({ documents: 7, version: 11, storedBytes: 0 });
     // Not asked for: not read.
     const plain = await auth.authenticate(creds(ACME_KEY));

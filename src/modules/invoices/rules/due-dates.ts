@@ -14,7 +14,7 @@
 import { addDays, daysBetween, isBefore, isCalendarDate, type CalendarDate } from '../../../shared/calendar.js';
 import { describeJsonType, type Checked, type FieldIssue } from '../../../shared/field-issue.js';
 import { toDecimal } from '../../../shared/money.js';
-import type { SellerStatus } from '../statuses.js';
+import type { SellerStatus } from './statuses.js';
 
 /** Payment terms of at most a year: longer "terms" are no invoice's terms. */
 export const PAYMENT_TERMS_DAYS_MAX = 365;

@@ -15,7 +15,7 @@
  * format cannot produce it (the counter then need not move).
  */
 import { describeJsonType, type Checked, type FieldIssue } from '../../../shared/field-issue.js';
-import { INVOICE_LIMITS } from '../limits.js';
+import { INVOICE_LIMITS } from './limits.js';
 
 export const DEFAULT_NUMBER_FORMAT = '{SEQ}';
 /** A format's own length; the numbers it gives are bounded separately (NUMBER_MAX_LENGTH). */
