@@ -18,6 +18,7 @@ import { settleWithEvent } from './notification-events.js';
 import type { Notifications } from './notification.schemas.js';
 import { outcomeFromRows } from './outcome.js';
 import { mailRuntime, type RowRules } from './outbox-rows.js';
+import { ATTR, inSpan, SPAN } from '../../shared/tracing.js';
 
 export interface EmailDeliveryDeps {
   db: Db;
@@ -60,9 +61,19 @@ export class EmailDelivery {
   }
   /**
    * One attempt of one claimed row: send, then record sent / retry / failed, fenced by `owner`.
-   * Returns the new state, or null when the lease was lost meanwhile.
+   * Returns the new state, or null when the lease was lost meanwhile. Traced as a child of the
+   * write that queued the row (`row.traceparent`), in the request or in a worker.
    */
-  async attempt(row: OutboxRow, owner: string, signal: AbortSignal): Promise<'sent' | 'pending' | 'failed' | null> {
+  attempt(row: OutboxRow, owner: string, signal: AbortSignal): Promise<'sent' | 'pending' | 'failed' | null> {
+    const attributes = { [ATTR.teamId]: row.team_id, [ATTR.publicId]: row.public_id };
+    return inSpan(SPAN.emailDelivery, { attributes, traceparent: row.traceparent }, async (span) => {
+      const outcome = await this.attemptRow(row, owner, signal);
+      span?.setAttribute(ATTR.outcome, outcome ?? 'lease_lost');
+      return outcome;
+    });
+  }
+
+  private async attemptRow(row: OutboxRow, owner: string, signal: AbortSignal): Promise<'sent' | 'pending' | 'failed' | null> {
     const fence = { teamId: row.team_id, id: row.id, owner };
     // A fresh full lease right before sending (longer than any attempt), checked in the
     // database: a claimer that was paused until its lease lapsed and the row was taken over

@@ -22,7 +22,7 @@ import type { OutboxRow } from '../../db/types.js';
 import { newLeaseOwner, SetAsideRecords } from '../../shared/background-work.js';
 import type { Clock } from '../../shared/clock.js';
 import { sortableToken } from '../../shared/tokens.js';
-import { ATTR, currentTraceparent, inSpan, SPAN } from '../../shared/tracing.js';
+import { currentTraceparent } from '../../shared/tracing.js';
 import type { LinkBases } from '../links/index.js';
 import { resolvePolicy, type DeliveryPolicy } from './delivery-policy.js';
 import { EmailDelivery } from './email-delivery.js';
@@ -286,13 +286,7 @@ export class NotificationService {
 
   /** One attempt of one claimed row, fenced by `owner` (email-delivery.ts); null when the lease was lost. */
   attempt(row: OutboxRow, owner: string, signal: AbortSignal): Promise<'sent' | 'pending' | 'failed' | null> {
-    // Traced as a child of the write that queued the row (`row.traceparent`).
-    const attributes = { [ATTR.teamId]: row.team_id, [ATTR.publicId]: row.public_id };
-    return inSpan(SPAN.emailDelivery, { attributes, traceparent: row.traceparent }, async (span) => {
-      const outcome = await this.delivery.attempt(row, owner, signal);
-      span?.setAttribute(ATTR.outcome, outcome ?? 'lease_lost');
-      return outcome;
-    });
+    return this.delivery.attempt(row, owner, signal);
   }
 
   /** Recomputes a revision's outcome from its rows and stores it on the document. */
