@@ -1,5 +1,5 @@
 /**
- * Queries compiled once (issue 12). Kysely builds an operation tree and compiles it to SQL on
+ * Queries compiled once. Kysely builds an operation tree and compiles it to SQL on
  * every call: on the hottest reads (one document by id, its share links, a team, a tariff)
  * that costs as much CPU as running the statement. `preparedQuery` builds and compiles the
  * query once per dialect, with named placeholders, and afterwards only binds the values:
@@ -14,7 +14,7 @@
  * values (no `in` lists of varying length, no optional conditions).
  *
  * `preparedStatement` is the same for writes whose effect is checked (the whole result, with
- * `numAffectedRows`), and `insertRows` the same for multi-row INSERTs (issue 13): compiled once
+ * `numAffectedRows`), and `insertRows` the same for multi-row INSERTs: compiled once
  * per table, column list and row count.
  *
  * Each also binds without running (`statement.bind(db, values)`, `insertRowsQuery`): a write can

@@ -1,5 +1,5 @@
 /**
- * Prepared-statement cache for better-sqlite3 (issue 12).
+ * Prepared-statement cache for better-sqlite3.
  *
  * Kysely's SQLite driver calls `database.prepare(sql)` for every query it runs, and
  * better-sqlite3 prepares the statement anew each time (`sqlite3_prepare_v3`: parse, plan,

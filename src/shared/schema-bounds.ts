@@ -1,5 +1,5 @@
 /**
- * Default bounds for every route schema (issue 10, docs/security.md "Input bounds"): a string
+ * Default bounds for every route schema (docs/security.md "Input bounds"): a string
  * with no `maxLength`, `enum` or `const` gets a `maxLength`, an integer its `format` and range,
  * an array its `maxItems`. Schemas state their real bounds where they matter (the invoice
  * payload, queries, headers); this pass only closes what a schema leaves open, on the very
