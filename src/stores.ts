@@ -38,11 +38,12 @@ export function createStores(database: Pick<DatabaseHandle, 'db' | 'dialect' | '
   // The outbox's claim on this database, for the e-mail and EDO workers.
   const claimOutbox: NotificationStores['claimOutbox'] = (claim) => outbox.claimDue(database.db, claim);
   if (postgres) {
+    const events = createPostgresEventStore();
     return {
-      invoices: createPostgresInvoiceStore(database),
+      invoices: createPostgresInvoiceStore(database, events),
       notifications: { quota: createPostgresQuotaStore, claimOutbox },
       edo: { claimOutbox },
-      events: createPostgresEventStore(),
+      events,
       webhooks: createPostgresWebhookStore(),
       teams: createPostgresTeamStore(),
       outbox,

@@ -6,7 +6,7 @@ export type { EventStore, FeedPosition, NewEvent } from './store/index.js';
 export { createSqliteEventStore } from './store/sqlite.js';
 export { createPostgresEventStore } from './store/postgres.js';
 // Only the invoices module's one-statement create and update use these; they go with that use.
-export { pgDocumentEventsInsert, pgDocumentEventsInsertUnnest } from './store/postgres.js';
+export type { DocumentEventsInsert, PostgresEventStore } from './store/postgres.js';
 export { EVENT_DATA, EVENT_TYPES, FEED_EVENT_TYPES, type EventType, type EventData, type DocumentEventType } from './event-types.js';
 export { Event, EventList, EventsQuery } from './events.schemas.js';
 export { openApiWebhooks } from './webhooks-openapi.js';

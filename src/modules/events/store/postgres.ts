@@ -39,8 +39,21 @@ const FEED_HORIZON = sql<number>`(select least(
            and (a.datname <> current_database() or a.application_name <> current_setting('application_name')))))
   from pg_current_snapshot() as s)`;
 
-export function createPostgresEventStore(): EventStore {
-  return eventStoreWithHorizon(FEED_HORIZON);
+/** PostgreSQL's event store, with the insert the invoices' one-statement writes compose. */
+export interface PostgresEventStore extends EventStore {
+  documentEventsInsert: DocumentEventsInsert;
+}
+
+/**
+ * The insert of document events as fixed SQL text over arrays (see below), for a writer that
+ * composes it into its own one-statement write. Handed over by the composition root
+ * (src/stores.ts) from this store to the invoices' PostgreSQL store: it keeps a plain create and
+ * a quiet update one round trip (docs/architecture.md, "Cross-module statements").
+ */
+export type DocumentEventsInsert = (param: (i: number) => string, input: DocumentEventInput[], condition?: string) => { text: string; values: unknown[] };
+
+export function createPostgresEventStore(): PostgresEventStore {
+  return { ...eventStoreWithHorizon(FEED_HORIZON), documentEventsInsert: pgDocumentEventsInsertUnnest };
 }
 
 /*
@@ -48,21 +61,6 @@ export function createPostgresEventStore(): EventStore {
  * (its rows and their events in one round trip); they go when its own store writes the events
  * through `EventStore.append` instead.
  */
-
-/** The insert of `events` as a query for the caller to run or compose (not run here). */
-export function pgDocumentEventsInsert(qc: QueryCreator<Database>, events: DocumentEventInput[]) {
-  return qc.insertInto('events').values(
-    events.map(newDocumentEvent).map((event) => ({
-      team_id: event.teamId,
-      tx_id: sql<number>`pg_current_xact_id()::text::bigint`,
-      type: event.type,
-      public_id: event.publicId,
-      revision: event.revision,
-      data: event.data,
-      created_at: event.createdAt,
-    })),
-  );
-}
 
 /**
  * The insert of `events` as fixed SQL text taking the rows as arrays (`unnest`), for a caller that
@@ -72,7 +70,7 @@ export function pgDocumentEventsInsert(qc: QueryCreator<Database>, events: Docum
  * follows it). `condition`: SQL the rows are inserted under (e.g. that the statement's update
  * found its row).
  */
-export function pgDocumentEventsInsertUnnest(param: (i: number) => string, input: DocumentEventInput[], condition?: string): { text: string; values: unknown[] } {
+function pgDocumentEventsInsertUnnest(param: (i: number) => string, input: DocumentEventInput[], condition?: string): { text: string; values: unknown[] } {
   const events: NewEvent[] = input.map(newDocumentEvent);
   const text =
     'insert into "events" ("team_id", "tx_id", "type", "public_id", "revision", "data", "created_at") ' +

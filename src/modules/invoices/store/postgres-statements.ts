@@ -23,7 +23,7 @@ import { COUNTER_SHARDS } from '../../../db/document-counts.js';
 import { nameStatement } from '../../../db/pg-statements.js';
 import { retryPgConflicts } from '../../../db/pg-retry.js';
 import type { Insertable, InvoiceItemsTable, ShareLinksTable, InvoicesTable } from '../../../db/types.js';
-import { pgDocumentEventsInsertUnnest } from '../../events/index.js';
+import type { DocumentEventsInsert } from '../../events/index.js';
 import type { DocumentUpdate, NewDocumentRows } from './index.js';
 
 /**
@@ -106,8 +106,32 @@ function buildNewDocumentPg(): string {
   return `with "new_invoice" as (${invoice}), "counted" as (${addDocumentsSql(team, '1')}), "new_items" as (${items}), "new_links" as (${links}) ${events.text}`;
 }
 
-const NEW_DOCUMENT_PG = buildNewDocumentPg();
-nameStatement(NEW_DOCUMENT_PG);
+/**
+ * The events module's insert of document events (its PostgreSQL store), given by
+ * `createPostgresInvoiceStore` before any write: the composition root hands it over, so this
+ * module never imports another module's statement text.
+ */
+let eventsInsert: DocumentEventsInsert | null = null;
+
+export function useDocumentEventsInsert(insert: DocumentEventsInsert): void {
+  eventsInsert = insert;
+}
+
+function pgDocumentEventsInsertUnnest(...args: Parameters<DocumentEventsInsert>): ReturnType<DocumentEventsInsert> {
+  if (eventsInsert === null) throw new Error('the invoices PostgreSQL store was built without the events insert');
+  return eventsInsert(...args);
+}
+
+/** The new document's statement, built (and named) on the first create. */
+let newDocumentText: string | null = null;
+
+function newDocumentPg(): string {
+  if (newDocumentText === null) {
+    newDocumentText = buildNewDocumentPg();
+    nameStatement(newDocumentText);
+  }
+  return newDocumentText;
+}
 
 /** Whether `row` sets exactly `columns` (a column set to null counts; undefined does not). */
 function hasExactly(row: object, columns: ReadonlyArray<string>, extra: ReadonlyArray<string> = []): boolean {
@@ -117,7 +141,7 @@ function hasExactly(row: object, columns: ReadonlyArray<string>, extra: Readonly
   return defined === columns.length + extra.length && [...columns, ...extra].every((c) => r[c] !== undefined);
 }
 
-/** The parameters of NEW_DOCUMENT_PG for `doc`; its rows must have exactly the fixed columns (every write builds them so). */
+/** The parameters of the new document's statement for `doc`; its rows must have exactly the fixed columns (every write builds them so). */
 function newDocumentPgValues(doc: NewDocumentRows): unknown[] {
   const row = doc.row as Record<string, unknown>;
   const { team_id: teamId, public_id: publicId } = doc.row;
@@ -128,7 +152,7 @@ function newDocumentPgValues(doc: NewDocumentRows): unknown[] {
   const itemNames = ITEM_COLUMNS.map(([c]) => c);
   const linkNames = LINK_COLUMNS.map(([c]) => c);
   if (!hasExactly(row, INVOICE_COLUMNS) || !items.every((i) => ours(i) && hasExactly(i, itemNames, key)) || !links.every((l) => ours(l) && hasExactly(l, linkNames, key))) {
-    throw new Error('a new document whose rows do not have the columns of NEW_DOCUMENT_PG');
+    throw new Error('a new document whose rows do not have the columns of the new document statement');
   }
   const values: unknown[] = INVOICE_COLUMNS.map((c) => row[c]);
   values.push(teamId, publicId);
@@ -148,7 +172,7 @@ function newDocumentPgValues(doc: NewDocumentRows): unknown[] {
 export async function insertNewDocument(db: Executor, doc: NewDocumentRows): Promise<void> {
   const values = newDocumentPgValues(doc);
   const write = async (): Promise<void> => {
-    await db.executeQuery(CompiledQuery.raw(NEW_DOCUMENT_PG, values));
+    await db.executeQuery(CompiledQuery.raw(newDocumentPg(), values));
   };
   return db.isTransaction ? write() : retryPgConflicts(write);
 }

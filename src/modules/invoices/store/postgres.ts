@@ -15,7 +15,8 @@ import type { InvoiceStore, PreparedNewDocument } from './index.js';
 import * as documents from './portable-documents.js';
 import * as keys from './portable-keys.js';
 import { containsText, listInvoices, type ListPlanner } from './portable-list.js';
-import { addDocuments, insertNewDocument, rewriteItems, updateDocument } from './postgres-statements.js';
+import { addDocuments, insertNewDocument, rewriteItems, updateDocument, useDocumentEventsInsert } from './postgres-statements.js';
+import type { PostgresEventStore } from '../../events/index.js';
 
 /**
  * The document and its share links in one statement (one round trip, one connection, where
@@ -100,8 +101,10 @@ const postgresListPlanner: ListPlanner = {
   matches: (q) => containsText(q),
 };
 
-export function createPostgresInvoiceStore(handle: Pick<DatabaseHandle, 'db'>): InvoiceStore {
+/** `events`: the events module's PostgreSQL store, whose insert the one-statement writes compose. */
+export function createPostgresInvoiceStore(handle: Pick<DatabaseHandle, 'db'>, events: Pick<PostgresEventStore, 'documentEventsInsert'>): InvoiceStore {
   const { db } = handle;
+  useDocumentEventsInsert(events.documentEventsInsert);
   return {
     db,
     transaction: (work) => retryPgConflicts(() => db.transaction().execute(work)),
