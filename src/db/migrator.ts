@@ -27,6 +27,7 @@ import * as teamStorage from './migrations/2026-11-29T0900_team_storage.js';
 import * as webhookBacklogRetention from './migrations/2026-11-29T1000_webhook_backlog_retention.js';
 import * as eventsTxDefault from './migrations/2026-11-30T1000_events_tx_default.js';
 import * as traceContext from './migrations/2026-12-01T0900_trace_context.js';
+import * as eventTraceContext from './migrations/2026-12-01T1000_event_trace_context.js';
 
 const migrations: Record<string, Migration> = {
   '2026-11-25T2200_spine': spine,
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-29T1000_webhook_backlog_retention': webhookBacklogRetention,
   '2026-11-30T1000_events_tx_default': eventsTxDefault,
   '2026-12-01T0900_trace_context': traceContext,
+  '2026-12-01T1000_event_trace_context': eventTraceContext,
 };
 
 /** Kysely's bookkeeping table: one row per applied migration, by name. */

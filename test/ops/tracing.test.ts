@@ -1,7 +1,8 @@
 /**
  * OpenTelemetry tracing (operating contract, section 8) with a real OTLP/HTTP receiver started
  * here: one create's trace holds the request, its group commit and its deliveries (the e-mail
- * attempted in the request, the EDO send the worker makes later from the create's traceparent),
+ * attempted in the request, the EDO send the worker makes later from the create's traceparent,
+ * the webhook delivery of the create's event from the event's traceparent),
  * with the team id and the public id as attributes, and never a key, a token or an e-mail address.
  */
 import fs from 'node:fs';
@@ -87,6 +88,8 @@ describe('without OTEL_EXPORTER_OTLP_ENDPOINT', () => {
 describe('a create traced through its deliveries', () => {
   const fixture = processFixture('invoicing-tracing-');
   const receiver = new OtlpReceiver();
+  // A webhook endpoint that answers 200 to every delivery.
+  const hooks = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(200).end()));
   let service: ServiceProcess;
   let created: { public_id: string; invoice_url: string; portal_view_url: string };
 
@@ -118,8 +121,17 @@ describe('a create traced through its deliveries', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_BSP_SCHEDULE_DELAY: '200',
+      INVOICING_WEBHOOK_ALLOW_HTTP: 'true',
+      INVOICING_WEBHOOK_ALLOW_PRIVATE: '127.0.0.1',
     });
     await service.waitUntilHealthy();
+    await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
+    const hook = await fetch(`${service.baseUrl}/api/v1/webhook_endpoints`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hook`, events: ['invoice.created'] }),
+    });
+    expect(hook.status).toBe(201);
     const res = await fetch(`${service.baseUrl}/api/v1/invoices`, {
       method: 'POST',
       headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
@@ -146,6 +158,7 @@ describe('a create traced through its deliveries', () => {
 
   afterAll(async () => {
     await receiver.close();
+    await new Promise<void>((resolve) => hooks.close(() => resolve()));
   });
 
   it('holds the request, its group commit, the e-mail and the EDO send, with the team and the document', async () => {
@@ -155,6 +168,9 @@ describe('a create traced through its deliveries', () => {
     const trace = (name: string) => receiver.spans.find((s) => s.traceId === request.traceId && s.name === name);
     const edo = await until('the EDO delivery in the create trace', () => trace('invoicing.edo.deliver'), 30_000);
     const email = await until('the e-mail delivery in the create trace', () => trace('invoicing.email.deliver'));
+    // The webhook of the create's event, delivered by the worker from the event's stored traceparent.
+    const webhook = await until('the webhook delivery in the create trace', () => trace('invoicing.webhook.deliver'), 30_000);
+    expect(webhook.attrs['invoicing.team_id']).toBe('trace-team');
     // The write's time in the database: the group commit on SQLite; on PostgreSQL (one statement, no batching) the pg client's spans.
     if (usingPostgres()) expect(receiver.spans.filter((s) => s.traceId === request.traceId && (s.attrs['db.system.name'] ?? s.attrs['db.system']) === 'postgresql').map((s) => s.name)).not.toEqual([]);
     else expect(trace('invoicing.group_commit')).toBeDefined();

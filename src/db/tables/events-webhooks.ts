@@ -19,6 +19,8 @@ export interface EventsTable {
   /** The event's `data` (JSON). */
   data: string;
   created_at: string;
+  /** The W3C traceparent of the write that recorded it, when tracing is on: its webhook deliveries continue it. */
+  traceparent: Generated<string | null>;
 }
 
 export interface WebhookEndpointsTable {
@@ -64,6 +66,8 @@ export interface WebhookDeliveriesTable {
   sent_at: string | null;
   created_at: string;
   updated_at: string;
+  /** The event's traceparent: the delivery's span continues the write that caused it. */
+  traceparent: Generated<string | null>;
 }
 
 export interface WebhookAttemptsTable {

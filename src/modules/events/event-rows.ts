@@ -1,6 +1,7 @@
 /** A document event as its writer gives it (team, type, data, the change's time), and the row it is stored as. */
 import type { DocumentEventType, EventData } from './event-types.js';
 import type { NewEvent } from './store/index.js';
+import { currentTraceparent } from '../../shared/tracing.js';
 
 /** A document event to record: its team, type, data and the change's time. */
 export interface DocumentEventInput<T extends DocumentEventType = DocumentEventType> {
@@ -20,5 +21,6 @@ export function newDocumentEvent(event: DocumentEventInput): NewEvent {
     revision: data.revision,
     data: JSON.stringify(event.data),
     createdAt: event.now,
+    traceparent: currentTraceparent(),
   };
 }

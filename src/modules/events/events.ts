@@ -4,6 +4,7 @@
  * the same statement on both databases; what a reader is shown is the event store's
  * (store/index.ts), chosen once with the database.
  */
+import { currentTraceparent } from '../../shared/tracing.js';
 import type { CompiledQuery } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { EventRow } from '../../db/types.js';
@@ -52,6 +53,7 @@ export async function recordTeamEvent<T extends Exclude<EventType, DocumentEvent
       revision: null,
       data: JSON.stringify(event.data),
       createdAt: event.now,
+      traceparent: currentTraceparent(),
     },
   ]);
 }

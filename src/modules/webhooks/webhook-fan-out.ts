@@ -86,6 +86,8 @@ async function fanOutOne({ webhooks: repo, events }: WebhookStores, db: Db, cloc
           next_attempt_at: now,
           created_at: now,
           updated_at: now,
+          // The delivery's span continues the trace of the write that recorded the event.
+          traceparent: r.traceparent,
         };
       }),
     );

@@ -204,7 +204,7 @@ export class WebhookWorker {
 
   /** One attempt of one claimed delivery, traced (a trace of its own: deliveries come from the events feed). */
   private attempt(row: WebhookDeliveryRow): Promise<void> {
-    return inSpan(SPAN.webhookDelivery, { attributes: { [ATTR.teamId]: row.team_id, 'invoicing.event_type': row.event_type } }, () => this.attemptRow(row));
+    return inSpan(SPAN.webhookDelivery, { attributes: { [ATTR.teamId]: row.team_id, 'invoicing.event_type': row.event_type }, traceparent: row.traceparent }, () => this.attemptRow(row));
   }
 
   private async attemptRow(row: WebhookDeliveryRow): Promise<void> {

@@ -31,6 +31,8 @@ export interface NewEvent {
   revision: number | null;
   data: string;
   createdAt: string;
+  /** The W3C traceparent of the write (null when tracing is off): webhook deliveries continue it. */
+  traceparent: string | null;
 }
 
 export interface EventStore {

@@ -19,6 +19,7 @@ const eventInsert = preparedStatement<keyof NewEvent, never>((db, p) =>
     revision: p('revision'),
     data: p('data'),
     created_at: p('createdAt'),
+    traceparent: p('traceparent'),
   }),
 );
 

@@ -65,7 +65,7 @@ export function createPostgresEventStore(): PostgresEventStore {
 /**
  * The insert of `events` as fixed SQL text taking the rows as arrays (`unnest`), for a caller that
  * writes one fixed statement whatever the number of events (a named prepared statement, planned
- * once per connection). `param(i)` gives the placeholder of the i-th array (0-based, six of them);
+ * once per connection). `param(i)` gives the placeholder of the i-th array (0-based, seven of them);
  * `values` are the arrays in that order. The rows are inserted in the list's order (so `seq`
  * follows it). `condition`: SQL the rows are inserted under (e.g. that the statement's update
  * found its row).
@@ -73,10 +73,10 @@ export function createPostgresEventStore(): PostgresEventStore {
 function pgDocumentEventsInsertUnnest(param: (i: number) => string, input: DocumentEventInput[], condition?: string): { text: string; values: unknown[] } {
   const events: NewEvent[] = input.map(newDocumentEvent);
   const text =
-    'insert into "events" ("team_id", "tx_id", "type", "public_id", "revision", "data", "created_at") ' +
-    'select e.team_id, pg_current_xact_id()::text::bigint, e.type, e.public_id, e.revision, e.data, e.created_at ' +
-    `from unnest(${param(0)}::text[], ${param(1)}::text[], ${param(2)}::text[], ${param(3)}::int[], ${param(4)}::text[], ${param(5)}::text[]) ` +
-    `with ordinality as e(team_id, type, public_id, revision, data, created_at, n) ${condition ? `where ${condition} ` : ''}order by e.n`;
+    'insert into "events" ("team_id", "tx_id", "type", "public_id", "revision", "data", "created_at", "traceparent") ' +
+    'select e.team_id, pg_current_xact_id()::text::bigint, e.type, e.public_id, e.revision, e.data, e.created_at, e.traceparent ' +
+    `from unnest(${param(0)}::text[], ${param(1)}::text[], ${param(2)}::text[], ${param(3)}::int[], ${param(4)}::text[], ${param(5)}::text[], ${param(6)}::text[]) ` +
+    `with ordinality as e(team_id, type, public_id, revision, data, created_at, traceparent, n) ${condition ? `where ${condition} ` : ''}order by e.n`;
   return {
     text,
     values: [
@@ -86,6 +86,7 @@ function pgDocumentEventsInsertUnnest(param: (i: number) => string, input: Docum
       events.map((e) => e.revision),
       events.map((e) => e.data),
       events.map((e) => e.createdAt),
+      events.map((e) => e.traceparent),
     ],
   };
 }
