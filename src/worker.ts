@@ -32,7 +32,9 @@ export async function runWorker(config: Config): Promise<void> {
   // Retried e-mails and EDO sends carry the PDF too, rendered as on an API node (src/document-files.ts).
   const pdf = createPdfRenderer(pdfPoolOptions(config));
   const prints = new DocumentPrints({ store: stores.invoices, bases, clock: systemClock });
-  const files = documentFiles({ auth: new AuthService(database.db, stores.teams, config.demoToken), prints, pdf, cache: new RenderCache(config.limits.renderCacheBytes) });
+  // Callers share INVOICING_REFERENCE_CACHE_MB as on an API node (a third of it).
+  const callerCache = { maxBytes: Math.floor(config.limits.referenceCacheBytes / 3), maxEntryBytes: config.limits.cacheEntryMaxBytes };
+  const files = documentFiles({ auth: new AuthService(database.db, stores.teams, config.demoToken, callerCache), prints, pdf, cache: new RenderCache(config.limits.renderCacheBytes) });
   const notifier = createNotifications({
     database,
     stores: stores.notifications,

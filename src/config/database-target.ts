@@ -33,8 +33,8 @@ export const DEFAULT_PG_BOUNDS: Readonly<PgBounds> = Object.freeze({ connectTime
 
 /**
  * Default of INVOICING_PG_POOL_SIZE. Measured on the 2-core bench machine (docs/performance.md,
- * "PostgreSQL (this session)"): the CPU the database server shares with the node is the limit,
- * not the connections.
+ * "PostgreSQL: connections, commits and statistics"): the CPU the database server shares with the node is the limit, not the
+ * connections.
  */
 export const DEFAULT_PG_POOL_SIZE = 10;
 

@@ -6,4 +6,3 @@
  */
 export { sharingRoutes, PAGE_CSP } from './sharing.routes.js';
 export { SharingService, PageError, PORTAL_ACTOR, type SharingServiceDeps } from './sharing.service.js';
-export { edoDocumentFiles, pdfAttachments } from './mail-attachments.js';

@@ -326,26 +326,6 @@ export class SharingService {
     return { token, mode: claims.mode, auth, publicId: claims.publicId, response: stored.body, etag: stored.etag, model: toPrintModel(stored.body) };
   }
 
-  /**
-   * The PDF of one revision, attached to that revision's e-mails. Null when the document has
-   * moved on to a newer revision (the recipient's link shows the current one) or is gone.
-   */
-  async revisionPdf(teamId: string, publicId: string, revision: number): Promise<BinaryFile | null> {
-    const current = await this.currentPdf(teamId, publicId, `mail:${publicId}:${revision}`);
-    return current && current.revision === revision ? current.file : null;
-  }
-
-  /** The PDF of the document as it is now, with its revision (for background jobs: e-mail, EDO). */
-  async currentPdf(teamId: string, publicId: string, requestId: string): Promise<{ revision: number; file: BinaryFile } | null> {
-    const auth = await this.deps.auth.signedLinkContext(teamId, 'mail');
-    if (!auth) return null;
-    const stored = await this.read(auth, publicId, { host: '', requestId }).catch(notFoundAsNull);
-    if (!stored) return null;
-    const model = toPrintModel(stored.body);
-    // The background lane: share-page traffic filling the public queue never refuses it.
-    return { revision: stored.body.metadata.revision ?? 0, file: { body: await this.pdfFile(model, 'background').load(), filename: pdfFilenames(model) } };
-  }
-
   // --- helpers ------------------------------------------------------------------------------
 
   private pdfFile(model: InvoicePrintModel, lane: RenderLane = 'public'): RenderedFile {
@@ -382,10 +362,6 @@ export class SharingService {
   }
 }
 
-function notFoundAsNull(err: unknown): null {
-  if (err instanceof PageError && err.problem === 'not_found') return null;
-  throw err;
-}
 
 /** The last value posted under `name`, or ''. */
 function posted(fields: PostedFields, name: string): string {
